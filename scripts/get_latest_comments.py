@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Fetch issue comments by selector, or confirm a check's snapshot as the new checkpoint.
+
+  python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --comment-id 4309098042
+  python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --since-comment-id 4309098042
+  python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --last-n 3
+  python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --confirm-updates \
+      --snapshot-id S
+
+Selectors, first given wins: --comment-id > --since-comment-id > --last-n > --all > none
+(after the stored checkpoint, or the newest --limit when there is none).
+"""
+
+import sys
+
+import github_issue_comments as gic
+
+
+def main(argv):
+    p = gic.make_parser(__doc__, "get_latest_comments.py")
+    gic.add_repo_args(p)
+    g = p.add_argument_group("selectors")
+    g.add_argument("--comment-id", type=gic.comment_id_arg("--comment-id"), metavar="ID",
+                   help="exactly that comment (one request)")
+    g.add_argument("--since-comment-id", type=gic.comment_id_arg("--since-comment-id"),
+                   metavar="ID", help="every comment after ID (the oldest --limit if given)")
+    g.add_argument("--last-n", type=gic.positive_int("--last-n"), metavar="N",
+                   help="the newest N comments")
+    g.add_argument("--all", action="store_true", help="the whole conversation")
+    g.add_argument("--limit", type=gic.positive_int("--limit"), metavar="N",
+                   help="at most N (checkpoint mode default 20; bounds --since-comment-id)")
+    g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
+                   default=gic.DEFAULT_MAX_PAGES, metavar="N",
+                   help="bound on pages scanned (default 10)")
+    s = p.add_argument_group("checkpoint")
+    s.add_argument("--update-state", action="store_true",
+                   help="write the checkpoint right after fetching (not a sign of processing)")
+    s.add_argument("--confirm-updates", action="store_true",
+                   help="no network: confirm this round's updates snapshot as the checkpoint")
+    s.add_argument("--snapshot-id", metavar="S",
+                   help="with --confirm-updates: only if the updates file still holds S")
+    s.add_argument("--through", type=gic.comment_id_arg("--through"), metavar="ID",
+                   help="with --confirm-updates: confirm only up to comment ID of the snapshot")
+    s.add_argument("--force", action="store_true",
+                   help="allow moving the checkpoint backwards")
+    gic.add_state_args(p)
+    gic.add_connection_args(p)
+    gic.add_output_args(p)
+    return gic.get_latest_comments(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(gic.run(main))

@@ -1,0 +1,218 @@
+"""Command-line plumbing shared by every entry script: options, connection, output, `run`.
+
+stdout carries exactly one JSON document (or the summary text when asked for); warnings and
+diagnostics go to stderr. Every error, argument errors included, becomes the contract's error
+JSON, a one-line stderr message and the exit code (CONTRACT section 10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Set
+
+from . import config
+from .client import GitHubClient
+from .errors import AuthError, BundleError, UsageError, encode_json
+from .state import StatePaths, StateStore, locate, validate_comment_id, validate_issue_number
+
+EXIT_CODES = """exit codes:
+  0  success (also "no new comments")       4  not found (repository, issue, PR, comment)
+  1  internal error (a bug)                  5  rate limited (see retry_after_seconds)
+  2  usage: bad or missing arguments         6  network or server error
+  3  auth: bad or missing credentials        7  state: checkpoint/updates file refused
+On an error, stdout holds {"error": {"code", "message", "status", "retry_after_seconds"}}."""
+
+_SECRETS: Set[str] = set()
+
+
+def scrub(text: str) -> str:
+    """Defence in depth: no token ever reaches stdout or stderr, even inside a message."""
+    for secret in _SECRETS:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def make_parser(doc: Optional[str], prog: str) -> ArgumentParser:
+    return ArgumentParser(prog=prog, description=doc,
+                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} takes a whole number, not {text!r}")
+        if value < (0 if allow_zero else 1) or value > 10**9:
+            raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")
+        return value
+    return parse
+
+
+def positive_float(flag: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} takes a number of seconds, not {text!r}")
+        if not 0 <= value <= 3600 or value != value:
+            raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")
+        return value
+    return parse
+
+
+def comment_id_arg(flag: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            return validate_comment_id(text, flag)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(exc.message)
+    return parse
+
+
+def add_repo_args(p: argparse.ArgumentParser, number: str = "--issue",
+                  number_required: bool = True) -> None:
+    g = p.add_argument_group("target")
+    g.add_argument("--repo", metavar="OWNER/NAME",
+                   help="repository (default: parsed from `git remote get-url origin`)")
+    g.add_argument("--owner", help="repository owner, with --repo NAME")
+    if number:
+        g.add_argument(number, dest="number", required=number_required, metavar="N",
+                       help="issue number" if number == "--issue" else "pull-request number")
+
+
+def add_connection_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("connection")
+    g.add_argument("--api-url", metavar="URL",
+                   help="REST base (default: env GITHUB_API_URL, else https://api.github.com)")
+    g.add_argument("--transport", choices=("auto", "requests", "gh"), default="auto",
+                   help="auto: requests with a token if found, else unauthenticated (default)")
+    g.add_argument("--timeout", type=positive_float("--timeout"), default=30.0, metavar="S",
+                   help="per-request timeout in seconds (default 30)")
+    g.add_argument("--max-wait", type=positive_float("--max-wait"), default=10.0, metavar="S",
+                   help="longest total sleep on rate limits and retries (default 10)")
+
+
+def add_output_args(p: argparse.ArgumentParser, default_format: str = "json") -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--format", choices=("json", "summary"), default=default_format,
+                   help=f"JSON or a readable summary (default {default_format})")
+    g.add_argument("--max-body-chars", type=positive_int("--max-body-chars", True),
+                   metavar="N", help="cut each body to N characters (body_truncated, body_chars)")
+    g.add_argument("--trusted-only", action="store_true",
+                   help="keep only comments by OWNER, MEMBER or COLLABORATOR authors")
+    g.add_argument("--reveal-hidden", action="store_true",
+                   help="write invisible/control characters in bodies as <U+XXXX>")
+
+
+def add_state_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("state files")
+    g.add_argument("--root", metavar="DIR", help="work root holding .tmp/ (default: .)")
+    g.add_argument("--run-id", metavar="ID",
+                   help="run folder (default: env GH_MONITOR_RUN_ID, else 'default')")
+    g.add_argument("--retained", metavar="NAME",
+                   help="long-lived layout .tmp/retained/NAME/ instead of a run")
+
+
+class Context:
+    """Resolved target, state paths and a lazily built client for one command."""
+
+    def __init__(self, args: argparse.Namespace, env: Optional[Mapping[str, str]] = None,
+                 cwd: Optional[str] = None) -> None:
+        self.args = args
+        self.env = dict(os.environ if env is None else env)
+        self.target = config.resolve_target(args.owner, args.repo, args.api_url, self.env, cwd)
+        self.number = (validate_issue_number(args.number, "--issue")
+                       if getattr(args, "number", None) is not None else None)
+        self._client: Optional[GitHubClient] = None
+        self.token_source: Optional[str] = None
+
+    def state_paths(self) -> StatePaths:
+        a = self.args
+        if self.number is None:
+            raise UsageError("missing --issue N")
+        return locate(a.root, a.run_id, a.retained, self.target.owner, self.target.name,
+                      self.number, self.env)
+
+    def store(self) -> StateStore:
+        return StateStore(self.state_paths(), self.target.full_name, self.number or 0)
+
+    def client(self, require_auth: bool = False) -> GitHubClient:
+        if self._client is None:
+            self._client = build_client(self.args, self.target.api_url, self.env, require_auth)
+        return self._client
+
+
+def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
+                 require_auth: bool = False) -> GitHubClient:
+    from .transport import GhTransport, RequestsTransport
+
+    def warn(message: str) -> None:
+        print(f"warning: {scrub(message)}", file=sys.stderr)
+
+    transport: Any
+    if args.transport == "gh":
+        hostname = env.get("GH_HOST") or config.host_for(api_url)
+        if not config.gh_auth_token(hostname, env):
+            raise AuthError(f"--transport gh: gh is not installed or not logged in to "
+                            f"{hostname} (`gh auth login --hostname {hostname}`)")
+        transport = GhTransport(hostname, args.timeout, env)
+    else:
+        token, source = config.discover_token(api_url, env)
+        if token:
+            _SECRETS.add(token)
+        elif require_auth:
+            raise AuthError(f"no token for {config.host_for(api_url)}: set GH_TOKEN (or "
+                            "GH_ENTERPRISE_TOKEN for another host) or run `gh auth login`")
+        else:
+            warn(f"no token found for {config.host_for(api_url)}: unauthenticated requests "
+                 "(60 an hour, public repositories only)")
+        transport = RequestsTransport(token, args.timeout)
+    return GitHubClient(api_url, transport, max_wait=args.max_wait, warn=warn)
+
+
+def emit(doc: Any, text: Optional[str] = None) -> None:
+    out = sys.stdout.buffer
+    if text is not None:
+        out.write(scrub(text).encode("utf-8", "backslashreplace"))
+    else:
+        out.write(scrub(encode_json(doc).decode("utf-8")).encode("utf-8"))
+    out.flush()
+
+
+def emit_error(err: BundleError) -> int:
+    err.message = scrub(err.message)
+    emit(err.to_json())
+    print(f"error ({err.code}): {err.message}", file=sys.stderr)
+    return err.exit_code
+
+
+def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None) -> int:
+    """The one main wrapper: call, print one result, map every failure to the contract."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = main(args)
+        if isinstance(result, tuple):
+            doc, text = result
+        else:
+            doc, text = result, None
+        emit(doc, text)
+        for warning in (doc.get("warnings") or []) if isinstance(doc, dict) else []:
+            print(f"warning: {scrub(str(warning))}", file=sys.stderr)
+        return 0
+    except BundleError as err:
+        return emit_error(err)
+    except KeyboardInterrupt:
+        return emit_error(BundleError("interrupted"))
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # a bug: say so, in the contract's shape
+        return emit_error(BundleError(f"internal error ({type(exc).__name__}): {exc}"))

@@ -1,0 +1,225 @@
+"""The REST/GraphQL client: retries, rate limits, redirects, Link pages, request counting.
+
+Above the transport and below every command. It never builds a page URL it was not given,
+except the positioned windows (`window`) on the canonical comments URL that the monitor's
+algorithms need for random access (CONTRACT section 11, "Page URLs").
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+from urllib.parse import urlencode, urljoin, urlsplit
+
+from .errors import (
+    BundleError,
+    NetworkError,
+    RateLimitedError,
+    ServerError,
+    error_from_response,
+    rate_limit_wait,
+)
+from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
+
+MAX_ATTEMPTS = 3
+RETRY_STATUSES = (502, 503, 504)
+BACKOFF = (0.5, 1.0)
+
+
+def parse_links(header: Optional[str]) -> Dict[str, str]:
+    """rel -> URL from a `Link` header, with requests' own parser."""
+    if not header:
+        return {}
+    from requests.utils import parse_header_links
+
+    return {link["rel"]: link["url"] for link in parse_header_links(header)
+            if "rel" in link and "url" in link}
+
+
+class GitHubClient:
+    def __init__(self, api_url: str, transport: Any, *, max_wait: float = 10.0,
+                 sleep: Callable[[float], None] = time.sleep,
+                 warn: Optional[Callable[[str], None]] = None) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.transport = transport
+        base = transport.api_base() if hasattr(transport, "api_base") else self.api_url
+        self.base = base.rstrip("/")
+        self.origin = origin_of(self.base)
+        self.max_wait = max_wait
+        self.sleep = sleep
+        self.warnings: List[str] = []
+        self._warn = warn
+        self.requests = 0
+        self.waited = 0.0
+        self.rate: Dict[str, str] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        if self._warn:
+            self._warn(message)
+
+    def url(self, path: str, params: Optional[Dict[str, Any]] = None) -> str:
+        url = path if "://" in path else f"{self.base}/{path.lstrip('/')}"
+        if params:
+            url += ("&" if "?" in url else "?") + urlencode(params)
+        return url
+
+    def _check_origin(self, url: str, what: str) -> None:
+        if origin_of(url) != self.origin:
+            parts = urlsplit(url)
+            raise ServerError(f"{what}: refusing to follow a URL to another origin "
+                              f"({parts.scheme}://{parts.netloc}) than the API "
+                              f"({self.base})")
+
+    # -- one request -----------------------------------------------------------------------
+    def request(self, method: str, path: str, *, params: Optional[Dict[str, Any]] = None,
+                json_body: Any = None, etag: Optional[str] = None,
+                what: Optional[str] = None, retry: Optional[bool] = None) -> Response:
+        """Send with retries (reads only), rate-limit waits and same-origin redirects.
+
+        `retry` defaults to true for GET/HEAD; a write (POST/PATCH) is never sent twice.
+        """
+        url = self.url(path, params)
+        what = what or f"{method} {urlsplit(url).path}"
+        self._check_origin(url, what)
+        headers = dict(STANDARD_HEADERS)
+        if etag:
+            headers["If-None-Match"] = etag
+        body = None
+        if json_body is not None:
+            body = json.dumps(json_body, ensure_ascii=False).encode("utf-8")
+            headers["Content-Type"] = "application/json; charset=utf-8"
+        idempotent = method in ("GET", "HEAD") if retry is None else retry
+        attempt = 0
+        rate_waited = False
+        redirects = 0
+        while True:
+            attempt += 1
+            try:
+                resp = self.transport.send(method, url, headers, body, token_origin=self.origin)
+            except TransportError as exc:
+                if exc.sent:
+                    self.requests += 1
+                if idempotent and attempt < MAX_ATTEMPTS:
+                    self._backoff(attempt, f"{what}: {exc}")
+                    continue
+                raise self._network_error(method, what, exc, attempt)
+            self.requests += 1
+            self._note_rate(resp)
+            if resp.status in (301, 302, 307, 308) and method == "GET" and redirects < 3:
+                location = resp.headers.get("location")
+                if location:
+                    url = urljoin(url, location)
+                    self._check_origin(url, f"{what} (redirect)")
+                    redirects += 1
+                    attempt -= 1
+                    continue
+            if 200 <= resp.status < 300 or resp.status == 304:
+                return resp
+            data = self._maybe_json(resp)
+            wait = rate_limit_wait(resp.status, resp.headers, data)
+            if (wait is not None and idempotent and not rate_waited
+                    and wait <= self.max_wait - self.waited):
+                self.warn(f"{what}: rate limited (HTTP {resp.status}); waiting {wait} s once")
+                self.waited += wait
+                self.sleep(wait)
+                rate_waited = True
+                attempt -= 1
+                continue
+            if resp.status in RETRY_STATUSES and idempotent and attempt < MAX_ATTEMPTS:
+                self._backoff(attempt, f"{what}: HTTP {resp.status}")
+                continue
+            err = error_from_response(resp.status, resp.headers, data, what)
+            if isinstance(err, RateLimitedError) and wait is not None and wait > self.max_wait:
+                err.message += f"; longer than --max-wait {self.max_wait:g} s"
+            if resp.status in RETRY_STATUSES and attempt > 1:
+                err.message += f" after {attempt} attempts"
+            raise err
+
+    def _backoff(self, attempt: int, reason: str) -> None:
+        delay = BACKOFF[min(attempt - 1, len(BACKOFF) - 1)]
+        delay = max(0.0, min(delay, self.max_wait - self.waited))
+        self.warn(f"{reason}; retrying (attempt {attempt + 1} of {MAX_ATTEMPTS}) "
+                  f"after {delay:g} s")
+        self.waited += delay
+        if delay:
+            self.sleep(delay)
+
+    def _network_error(self, method: str, what: str, exc: TransportError,
+                       attempts: int) -> BundleError:
+        message = f"{what}: {exc}"
+        if method in ("POST", "PATCH") and exc.sent:
+            return NetworkError(message + " — the request may have reached GitHub, so the "
+                                "comment may or may not have been written")
+        if attempts > 1:
+            message += f" (after {attempts} attempts)"
+        return NetworkError(message)
+
+    def _note_rate(self, resp: Response) -> None:
+        for key in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used",
+                    "x-ratelimit-reset", "x-ratelimit-resource"):
+            if key in resp.headers:
+                self.rate[key] = resp.headers[key]
+
+    @staticmethod
+    def _maybe_json(resp: Response) -> Any:
+        try:
+            return json.loads(resp.body.decode("utf-8")) if resp.body else None
+        except (ValueError, UnicodeDecodeError):
+            return resp.body.decode("utf-8", "replace")[:300]
+
+    # -- JSON ------------------------------------------------------------------------------
+    @staticmethod
+    def json_of(resp: Response, what: str) -> Any:
+        try:
+            return json.loads(resp.body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ServerError(f"{what}: malformed JSON in the response "
+                              f"(HTTP {resp.status}, {len(resp.body)} bytes): {exc}",
+                              status=resp.status)
+
+    def get_json(self, path: str, params: Optional[Dict[str, Any]] = None,
+                 what: Optional[str] = None) -> Tuple[Any, Response]:
+        resp = self.request("GET", path, params=params, what=what)
+        return self.json_of(resp, what or path), resp
+
+    def links(self, resp: Response) -> Dict[str, str]:
+        return parse_links(resp.headers.get("link"))
+
+    def paginate(self, path: str, params: Optional[Dict[str, Any]] = None, *,
+                 max_pages: int = 100, what: Optional[str] = None
+                 ) -> Tuple[List[Any], int, bool]:
+        """All items of a list endpoint, following `rel="next"` as given (same origin only).
+
+        Returns (items, pages read, truncated by max_pages).
+        """
+        url: Optional[str] = self.url(path, params)
+        items: List[Any] = []
+        pages = 0
+        while url:
+            if pages >= max_pages:
+                return items, pages, True
+            resp = self.request("GET", url, what=what)
+            data = self.json_of(resp, what or path)
+            if not isinstance(data, list):
+                raise ServerError(f"{what or path}: expected a JSON array, got "
+                                  f"{type(data).__name__}")
+            items.extend(data)
+            pages += 1
+            url = self.links(resp).get("next")
+            if url:
+                self._check_origin(url, f"{what or path} (next page)")
+        return items, pages, False
+
+    def graphql(self, graphql_url: str, query: str, variables: Dict[str, Any],
+                what: str = "GraphQL") -> Tuple[Any, List[dict]]:
+        """POST a query (a read, so retried like a GET); returns (data, errors)."""
+        resp = self.request("POST", graphql_url, json_body={"query": query,
+                                                            "variables": variables},
+                            what=what, retry=True)
+        doc = self.json_of(resp, what)
+        if not isinstance(doc, dict):
+            raise ServerError(f"{what}: malformed GraphQL response")
+        return doc.get("data"), list(doc.get("errors") or [])

@@ -1,0 +1,207 @@
+"""Where to talk to and as whom: repository, API URLs, host, token (CONTRACT section 2).
+
+Nothing here opens a socket; `gh auth token --hostname HOST` is run (it makes no request) only
+when no environment variable gives a token.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Mapping, Optional, Tuple
+from urllib.parse import urlsplit
+
+from .errors import UsageError
+
+GITHUB_API = "https://api.github.com"
+OWNER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
+REPO_RE = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+
+
+def validate_owner(owner: str) -> str:
+    """GitHub's rule: letters, digits, single inner hyphens, at most 39 characters."""
+    if not isinstance(owner, str) or not OWNER_RE.match(owner) or not owner.isascii():
+        raise UsageError(f"invalid repository owner {owner!r}: letters, digits and single "
+                         "hyphens (not first or last), at most 39 characters")
+    return owner
+
+
+def validate_repo_name(name: str) -> str:
+    if (not isinstance(name, str) or not REPO_RE.match(name) or not name.isascii()
+            or name in (".", "..")):
+        raise UsageError(f"invalid repository name {name!r}: letters, digits, '.', '_', '-', "
+                         "at most 100 characters, not '.' or '..'")
+    return name
+
+
+def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
+    """(host, owner, name) from an https, ssh or scp-like git remote URL, else None."""
+    url = url.strip()
+    m = re.match(r"^(?:[^@/]+@)?([^:/]+):(?!//)/?([^/]+)/([^/]+?)(?:\.git)?/?$", url)
+    if m and "://" not in url:
+        return m.group(1).lower(), m.group(2), m.group(3)
+    parts = urlsplit(url)
+    if parts.scheme in ("https", "http", "ssh", "git") and parts.hostname:
+        segs = [s for s in parts.path.split("/") if s]
+        if len(segs) >= 2:
+            name = segs[-1][:-4] if segs[-1].endswith(".git") else segs[-1]
+            host = parts.hostname.lower()
+            if parts.scheme in ("https", "http") and parts.port:
+                host = f"{host}:{parts.port}"
+            return host, segs[-2], name
+    return None
+
+
+def git_origin(cwd: Optional[str] = None) -> Optional[Tuple[str, str, str]]:
+    """The (host, owner, name) of `git remote get-url origin`, or None."""
+    if not shutil.which("git"):
+        return None
+    try:
+        out = subprocess.run(["git", "remote", "get-url", "origin"], cwd=cwd, capture_output=True,
+                             text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return parse_remote_url(out.stdout)
+
+
+def git_current_branch(cwd: Optional[str] = None) -> Optional[str]:
+    if not shutil.which("git"):
+        return None
+    try:
+        out = subprocess.run(["git", "symbolic-ref", "--quiet", "--short", "HEAD"], cwd=cwd,
+                             capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def normalise_api_url(url: str) -> str:
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"invalid API URL {url!r}: expected http(s)://HOST[/PATH]")
+    return url.strip().rstrip("/")
+
+
+def graphql_url_for(api_url: str, env: Mapping[str, str]) -> str:
+    """GraphQL endpoint: env GITHUB_GRAPHQL_URL, else derived from the REST base."""
+    if env.get("GITHUB_GRAPHQL_URL"):
+        return normalise_api_url(env["GITHUB_GRAPHQL_URL"])
+    base = api_url.rstrip("/")
+    if base.endswith("/api/v3"):
+        return base[: -len("/api/v3")] + "/api/graphql"
+    return base + "/graphql"
+
+
+def host_for(api_url: str) -> str:
+    """gh's notion of the host: api.github.com -> github.com; https://H/api/v3 -> H."""
+    parts = urlsplit(api_url)
+    netloc = (parts.netloc or "").lower()
+    if netloc == "api.github.com":
+        return "github.com"
+    if parts.path.rstrip("/").endswith("/api/v3"):
+        return netloc
+    return netloc
+
+
+def web_base_for(api_url: str) -> str:
+    return "https://github.com" if host_for(api_url) == "github.com" else api_url
+
+
+def gh_auth_token(hostname: str, env: Mapping[str, str]) -> Optional[str]:
+    """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out."""
+    gh = shutil.which("gh", path=env.get("PATH"))
+    if not gh:
+        return None
+    try:
+        out = subprocess.run([gh, "auth", "token", "--hostname", hostname], capture_output=True,
+                             text=True, timeout=15, check=False, env=dict(env),
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    token = out.stdout.strip()
+    return token if out.returncode == 0 and token and "\n" not in token else None
+
+
+def discover_token(api_url: str, env: Mapping[str, str], *,
+                   use_gh: bool = True) -> Tuple[Optional[str], Optional[str]]:
+    """(token, source name) in the contract's order; (None, None) when there is none.
+
+    A github.com token from GH_TOKEN/GITHUB_TOKEN goes to another host only when that host's
+    API URL is the one in GITHUB_API_URL (as GitHub Actions sets them together).
+    """
+    host = host_for(api_url)
+    if host == "github.com":
+        names = ["GH_TOKEN", "GITHUB_TOKEN"]
+    else:
+        names = ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"]
+        env_api = env.get("GITHUB_API_URL")
+        if env_api and env_api.strip().rstrip("/") == api_url.rstrip("/"):
+            names += ["GH_TOKEN", "GITHUB_TOKEN"]
+    for name in names:
+        value = (env.get(name) or "").strip()
+        if value:
+            return value, name
+    if use_gh:
+        token = gh_auth_token(host, env)
+        if token:
+            return token, f"gh auth token --hostname {host}"
+    return None, None
+
+
+@dataclass
+class Target:
+    """The repository (and API) a command works on."""
+
+    owner: str
+    name: str
+    api_url: str
+    from_remote: bool = False
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+def resolve_target(owner_arg: Optional[str], repo_arg: Optional[str], api_arg: Optional[str],
+                   env: Mapping[str, str], cwd: Optional[str] = None) -> Target:
+    """Repository from --repo O/N or --owner O --repo N, else from git's origin remote."""
+    from_remote = False
+    remote_host = None
+    if repo_arg and "/" in repo_arg:
+        if owner_arg:
+            raise UsageError("give either --repo OWNER/NAME or --owner OWNER --repo NAME")
+        owner, _, name = repo_arg.partition("/")
+    elif repo_arg:
+        if not owner_arg:
+            raise UsageError(f"--repo {repo_arg!r} needs --owner, or use --repo OWNER/NAME")
+        owner, name = owner_arg, repo_arg
+    else:
+        origin = git_origin(cwd)
+        if origin is None:
+            raise UsageError("missing --repo OWNER/NAME (it could not be read from "
+                             "`git remote get-url origin` here)")
+        remote_host, owner, name = origin
+        if owner_arg and owner_arg.lower() != owner.lower():
+            raise UsageError("missing --repo NAME for --owner "
+                             f"{owner_arg!r} (origin is {owner}/{name})")
+        from_remote = True
+    validate_owner(owner)
+    validate_repo_name(name)
+    if api_arg:
+        api_url = normalise_api_url(api_arg)
+    elif env.get("GITHUB_API_URL"):
+        api_url = normalise_api_url(env["GITHUB_API_URL"])
+    elif remote_host and remote_host != "github.com":
+        api_url = f"https://{remote_host}/api/v3"
+    else:
+        api_url = GITHUB_API
+    return Target(owner=owner, name=name, api_url=api_url, from_remote=from_remote)
+
+
+def environ() -> Mapping[str, str]:
+    return os.environ

@@ -1,0 +1,135 @@
+"""Typed errors and the contract's exit codes (CONTRACT section 10).
+
+Every failure the bundle reports is one of these; `cli.run` turns it into the error JSON on
+stdout, one line on stderr and the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any, Mapping, Optional
+
+
+class BundleError(Exception):
+    """Base of every reported error: a code, an exit status, a message."""
+
+    code = "internal"
+    exit_code = 1
+
+    def __init__(self, message: str, *, status: Optional[int] = None,
+                 retry_after_seconds: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.retry_after_seconds = retry_after_seconds
+
+    def to_json(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message, "status": self.status,
+                          "retry_after_seconds": self.retry_after_seconds}}
+
+
+class UsageError(BundleError):
+    code, exit_code = "usage", 2
+
+
+class AuthError(BundleError):
+    code, exit_code = "auth", 3
+
+
+class NotFoundError(BundleError):
+    code, exit_code = "not_found", 4
+
+
+class RateLimitedError(BundleError):
+    code, exit_code = "rate_limited", 5
+
+
+class NetworkError(BundleError):
+    code, exit_code = "network", 6
+
+
+class ServerError(BundleError):
+    code, exit_code = "server", 6
+
+
+class StateError(BundleError):
+    code, exit_code = "state", 7
+
+
+# GitHub's advice when a secondary limit gives no header: wait at least a minute.
+SECONDARY_LIMIT_DEFAULT_WAIT = 60
+
+
+def _header(headers: Mapping[str, str], name: str) -> Optional[str]:
+    return headers.get(name.lower())
+
+
+def _message_of(body: Any) -> str:
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return ""
+
+
+def rate_limit_wait(status: int, headers: Mapping[str, str], body: Any,
+                    now: Optional[float] = None) -> Optional[int]:
+    """Seconds to wait when the response is a rate limit, else None.
+
+    A primary limit is a 403/429 with `x-ratelimit-remaining: 0`; a secondary limit is a 403/429
+    with `retry-after` or GitHub's "secondary rate limit" message; any 429 is a limit.
+    """
+    if status not in (403, 429):
+        return None
+    message = _message_of(body).lower()
+    retry_after = _header(headers, "retry-after")
+    remaining = _header(headers, "x-ratelimit-remaining")
+    is_limit = (status == 429 or retry_after is not None or remaining == "0"
+                or "rate limit" in message)
+    if not is_limit:
+        return None
+    if retry_after is not None:
+        try:
+            return max(0, math.ceil(float(retry_after)))
+        except ValueError:
+            pass
+    reset = _header(headers, "x-ratelimit-reset")
+    if remaining == "0" and reset is not None:
+        try:
+            now = time.time() if now is None else now
+            return max(0, math.ceil(float(reset) - now))
+        except ValueError:
+            pass
+    return SECONDARY_LIMIT_DEFAULT_WAIT
+
+
+def error_from_response(status: int, headers: Mapping[str, str], body: Any,
+                        what: str) -> BundleError:
+    """Build the typed error for a non-success response; `what` names the request."""
+    message = _message_of(body) or (body if isinstance(body, str) else "")
+    message = " ".join(str(message).split())[:300]
+    detail = f"{what}: HTTP {status}" + (f" {message}" if message else "")
+    wait = rate_limit_wait(status, headers, body)
+    if wait is not None:
+        return RateLimitedError(f"{detail} (rate limited; retry after {wait} s)", status=status,
+                                retry_after_seconds=wait)
+    if status in (401, 403):
+        return AuthError(detail, status=status)
+    if status in (404, 410):
+        return NotFoundError(detail, status=status)
+    if status == 422 or 400 <= status < 500:
+        return UsageError(detail, status=status)
+    return ServerError(detail, status=status)
+
+
+def encode_json(doc: Any) -> bytes:
+    """The one JSON encoder for stdout and files: UTF-8, keys in the order built.
+
+    Text GitHub sent with lone surrogates cannot be UTF-8: then the document is written with
+    ASCII escapes instead, still valid JSON with the same content.
+    """
+    text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(doc, ensure_ascii=True, indent=2) + "\n").encode("ascii")

@@ -1,0 +1,263 @@
+"""The state store: where the checkpoint and updates files live, and how they are written.
+
+Layout (CONTRACT section 3):
+  <root>/.tmp/runs/<run-id>/gh-issue-comment-monitor/owner-repo-ISSUE.json          checkpoint
+  <root>/.tmp/runs/<run-id>/gh-issue-comment-monitor/owner-repo-ISSUE-updates.json  updates
+  <root>/.tmp/retained/<name>/gh-issue-comment-monitor/...                           long-lived
+
+Every name is validated before a path is built from it; nothing is followed through a symlink;
+writes are atomic (temp file in the same folder, flush, fsync, rename, fsync of the folder)
+under an advisory flock on a hidden lock file beside the pair; a corrupt or mismatched file is
+reported (exit 7) and left exactly as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, Optional
+
+from .errors import StateError, UsageError, encode_json
+
+SCHEMA_VERSION = 1
+SKILL_DIR = "gh-issue-comment-monitor"
+NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+LOCK_WAIT_SECONDS = 5.0
+# Tests only: seconds to pause between the steps of an atomic write (crash-safety tests kill
+# the process during the pause).
+PAUSE_ENV = "GH_MONITOR_TEST_WRITE_PAUSE"
+
+
+def validate_name(value: str, flag: str) -> str:
+    if not isinstance(value, str) or not NAME_RE.match(value) or value in (".", ".."):
+        raise UsageError(f"invalid {flag} {value!r}: 1 to 64 of A-Z a-z 0-9 . _ - "
+                         "(not '.' or '..')")
+    return value
+
+
+def validate_issue_number(value: Any, flag: str = "--issue") -> int:
+    try:
+        number = int(str(value), 10)
+    except (TypeError, ValueError):
+        raise UsageError(f"invalid {flag} {value!r}: a positive whole number")
+    if number < 1 or number > 2**31 - 1:
+        raise UsageError(f"invalid {flag} {value!r}: a positive whole number")
+    return number
+
+
+def validate_comment_id(value: Any, flag: str) -> int:
+    try:
+        number = int(str(value), 10)
+    except (TypeError, ValueError):
+        raise UsageError(f"invalid {flag} {value!r}: a comment id (a positive whole number)")
+    if number < 1 or number > 2**63 - 1:
+        raise UsageError(f"invalid {flag} {value!r}: a comment id (a positive whole number)")
+    return number
+
+
+@dataclass
+class StatePaths:
+    root: str
+    folder: str
+    checkpoint: str
+    updates: str
+    lock: str
+
+
+def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], owner: str,
+           repo: str, issue: int, env: Optional[Dict[str, str]] = None) -> StatePaths:
+    """Build (but do not create) the paths; every input is validated first."""
+    env = dict(os.environ if env is None else env)
+    root = os.path.abspath(root or os.getcwd())
+    if "\x00" in root:
+        raise UsageError("invalid --root: contains NUL")
+    if os.path.islink(root):
+        raise UsageError(f"invalid --root {root!r}: a symbolic link (give the real folder)")
+    if not os.path.isdir(root):
+        raise UsageError(f"invalid --root {root!r}: not an existing folder")
+    if retained is not None:
+        if run_id is not None:
+            raise UsageError("--retained and --run-id exclude each other")
+        base = os.path.join(root, ".tmp", "retained", validate_name(retained, "--retained"))
+    else:
+        rid = run_id if run_id is not None else (env.get("GH_MONITOR_RUN_ID") or "default")
+        base = os.path.join(root, ".tmp", "runs", validate_name(rid, "--run-id"))
+    folder = os.path.join(base, SKILL_DIR)
+    stem = f"{owner.lower()}-{repo.lower()}-{int(issue)}"
+    return StatePaths(root=root, folder=folder,
+                      checkpoint=os.path.join(folder, f"{stem}.json"),
+                      updates=os.path.join(folder, f"{stem}-updates.json"),
+                      lock=os.path.join(folder, f".{stem}.lock"))
+
+
+def _ensure_folder(paths: StatePaths) -> None:
+    """Create the folders below root, refusing any symlink on the way; write .tmp/.gitignore."""
+    rel = os.path.relpath(paths.folder, paths.root)
+    current = paths.root
+    for part in rel.split(os.sep):
+        current = os.path.join(current, part)
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            try:
+                os.mkdir(current, 0o755)
+            except FileExistsError:
+                pass
+            st = os.lstat(current)
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            raise StateError(f"refusing to use {current}: not a plain folder (a symlink or "
+                             "a file stands there)")
+        if part == ".tmp" and current == os.path.join(paths.root, ".tmp"):
+            ignore = os.path.join(current, ".gitignore")
+            if not os.path.lexists(ignore):
+                _atomic_write_bytes(ignore, b"*\n")
+
+
+def _pause(step: str) -> None:
+    spec = os.environ.get(PAUSE_ENV)
+    if spec:
+        try:
+            time.sleep(float(spec))
+        except ValueError:
+            pass
+
+
+def _atomic_write_bytes(path: str, data: bytes) -> None:
+    folder, base = os.path.split(path)
+    tmp = os.path.join(folder, f".{base}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        half = len(data) // 2
+        os.write(fd, data[:half])
+        _pause("write")
+        os.write(fd, data[half:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _pause("rename")
+    os.replace(tmp, path)
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def _read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StateError(f"{label} {path} is a symbolic link; refusing to read it")
+        raise StateError(f"cannot read {label} {path}: {exc.strerror}")
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read()
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StateError(f"{label} {path} is corrupt (not valid JSON: {exc}); it was left as "
+                         "it is — inspect or move it away yourself")
+    if not isinstance(doc, dict):
+        raise StateError(f"{label} {path} is corrupt (not a JSON object); left as it is")
+    return doc
+
+
+class StateStore:
+    """The checkpoint/updates pair of one issue."""
+
+    def __init__(self, paths: StatePaths, repository: str, issue: int) -> None:
+        self.paths = paths
+        self.repository = repository
+        self.issue = issue
+        self._locked = False
+
+    # -- identity --------------------------------------------------------------------------
+    def _check_identity(self, doc: Dict[str, Any], path: str, label: str) -> None:
+        repo, issue = doc.get("repository"), doc.get("issue")
+        if not isinstance(repo, str) or not isinstance(issue, int) or isinstance(issue, bool):
+            raise StateError(f"{label} {path} is corrupt (no repository/issue identity); "
+                             "left as it is")
+        if repo.lower() != self.repository.lower() or issue != self.issue:
+            raise StateError(f"{label} {path} belongs to {repo}#{issue}, not "
+                             f"{self.repository}#{self.issue} (OWNER-REPO file names can "
+                             "collide); it was not used or changed")
+
+    def read_checkpoint(self) -> Optional[Dict[str, Any]]:
+        doc = _read_json(self.paths.checkpoint, "checkpoint file")
+        if doc is None:
+            return None
+        self._check_identity(doc, self.paths.checkpoint, "checkpoint file")
+        cid, created = doc.get("last_comment_id"), doc.get("last_comment_created_at")
+        if (doc.get("schema_version") != SCHEMA_VERSION or not isinstance(cid, int)
+                or isinstance(cid, bool) or cid < 0
+                or not (created is None or isinstance(created, str))):
+            raise StateError(f"checkpoint file {self.paths.checkpoint} is corrupt (unexpected "
+                             "schema_version or last_comment_id); left as it is")
+        return doc
+
+    def read_updates(self) -> Optional[Dict[str, Any]]:
+        doc = _read_json(self.paths.updates, "updates file")
+        if doc is None:
+            return None
+        self._check_identity(doc, self.paths.updates, "updates file")
+        if not isinstance(doc.get("snapshot_id"), str) or not isinstance(
+                doc.get("new_comments"), list):
+            raise StateError(f"updates file {self.paths.updates} is corrupt (no snapshot_id or "
+                             "new_comments); left as it is")
+        return doc
+
+    # -- locking and writing ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[StateStore]:
+        _ensure_folder(self.paths)
+        fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise StateError(f"state for {self.repository}#{self.issue} is locked "
+                                         f"by another run ({self.paths.lock}); waited "
+                                         f"{wait:g} s")
+                    time.sleep(0.05)
+            self._locked = True
+            self._clean_leftovers()
+            yield self
+        finally:
+            self._locked = False
+            os.close(fd)  # closing releases the flock
+
+    def _clean_leftovers(self) -> None:
+        """Remove temp files a killed writer left behind (only writers hold the lock)."""
+        for path in (self.paths.checkpoint, self.paths.updates):
+            folder, base = os.path.split(path)
+            prefix = f".{base}.tmp-"
+            for entry in os.listdir(folder):
+                if entry.startswith(prefix):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(folder, entry))
+
+    def _write(self, path: str, doc: Dict[str, Any]) -> None:
+        if not self._locked:
+            raise RuntimeError("state written without the lock")
+        _atomic_write_bytes(path, encode_json(doc))
+
+    def write_checkpoint(self, doc: Dict[str, Any]) -> None:
+        self._write(self.paths.checkpoint, doc)
+
+    def write_updates(self, doc: Dict[str, Any]) -> None:
+        self._write(self.paths.updates, doc)

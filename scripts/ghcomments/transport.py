@@ -1,0 +1,184 @@
+"""Transports: send one HTTP request, return (status, headers, body). Nothing else.
+
+Two back ends behind one interface, chosen by `--transport`:
+
+- `RequestsTransport`: a `requests.Session` with explicit timeouts. Redirects are not followed
+  here; the client follows same-origin ones itself, so a token never goes to another origin.
+- `GhTransport`: `gh api --include` as a subprocess. gh finds the host's token itself; the bundle
+  never puts a token on a command line.
+
+Failures below HTTP become `TransportError` with `sent` telling whether the request may have
+reached the server (a POST that may have been sent must not be retried or assumed lost).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional
+from urllib.parse import urlsplit
+
+from . import __version__
+
+USER_AGENT = f"gh-issue-comment-monitor/{__version__}"
+STANDARD_HEADERS = {
+    "Accept": "application/vnd.github+json",
+    "X-GitHub-Api-Version": "2022-11-28",
+    "User-Agent": USER_AGENT,
+}
+
+
+@dataclass
+class Response:
+    status: int
+    headers: Dict[str, str]  # lower-case names
+    body: bytes
+    url: str
+    elapsed: float = 0.0
+    extra: Dict[str, str] = field(default_factory=dict)
+
+
+class TransportError(Exception):
+    """No HTTP response: kind is connect, timeout, incomplete or gh; sent: may have arrived."""
+
+    def __init__(self, kind: str, message: str, sent: bool) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.sent = sent
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}:{port}"
+
+
+class RequestsTransport:
+    name = "requests"
+
+    def __init__(self, token: Optional[str], timeout: float) -> None:
+        import requests  # imported here: the no-network paths never pay for it
+
+        self._requests = requests
+        self.session = requests.Session()
+        self.session.trust_env = False  # no ~/.netrc credentials, no proxies from the env
+        self.session.headers.clear()
+        self.session.headers.update(STANDARD_HEADERS)
+        self._token = token
+        self.timeout = timeout
+        self.authenticated = bool(token)
+
+    def send(self, method: str, url: str, headers: Mapping[str, str],
+             body: Optional[bytes] = None, token_origin: Optional[str] = None) -> Response:
+        req_headers = dict(headers)
+        # The token goes only to the API's own origin (token_origin), never to a link elsewhere.
+        if self._token and token_origin and origin_of(url) == token_origin:
+            req_headers["Authorization"] = f"Bearer {self._token}"
+        rq = self._requests
+        try:
+            resp = self.session.request(method, url, headers=req_headers, data=body,
+                                        timeout=self.timeout, allow_redirects=False)
+            content = resp.content
+        except rq.exceptions.ConnectTimeout as exc:
+            raise TransportError("timeout", f"connection timed out: {_short(exc)}", sent=False)
+        except rq.exceptions.ReadTimeout as exc:
+            raise TransportError("timeout", f"read timed out after {self.timeout} s: "
+                                 f"{_short(exc)}", sent=True)
+        except (rq.exceptions.ChunkedEncodingError, rq.exceptions.ContentDecodingError) as exc:
+            raise TransportError("incomplete", f"response cut short: {_short(exc)}", sent=True)
+        except rq.exceptions.ConnectionError as exc:
+            text = _short(exc)
+            refused = any(s in text for s in ("NewConnectionError", "Connection refused",
+                                              "Name or service not known", "Failed to resolve"))
+            raise TransportError("connect", f"connection failed: {text}", sent=not refused)
+        except rq.exceptions.RequestException as exc:
+            raise TransportError("connect", f"request failed: {_short(exc)}", sent=True)
+        return Response(status=resp.status_code,
+                        headers={k.lower(): v for k, v in resp.headers.items()},
+                        body=content, url=url, elapsed=resp.elapsed.total_seconds())
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:300]
+
+
+class GhTransport:
+    """`gh api --include`: gh resolves host and token; status and headers parsed from its output."""
+
+    name = "gh"
+
+    def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None):
+        self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
+        self.hostname = hostname
+        self.timeout = timeout
+        self.env = dict(env or os.environ)
+        self.authenticated = True
+
+    def api_base(self) -> str:
+        """The REST base gh uses for the host (Link URLs must stay on it)."""
+        if self.hostname == "github.com":
+            return "https://api.github.com"
+        if self.hostname == "github.localhost":
+            return "http://api.github.localhost"
+        return f"https://{self.hostname}/api/v3"
+
+    def send(self, method: str, url: str, headers: Mapping[str, str],
+             body: Optional[bytes] = None, token_origin: Optional[str] = None) -> Response:
+        if not self.gh:
+            raise TransportError("gh", "the gh CLI is not installed", sent=False)
+        base = self.api_base()
+        if not url.startswith(base + "/") and url != base:
+            raise TransportError("gh", f"gh transport cannot reach {url}", sent=False)
+        endpoint = url[len(base) + 1:] if url.startswith(base + "/") else ""
+        if endpoint == "graphql":
+            endpoint = "graphql"
+        args = [self.gh, "api", "--hostname", self.hostname, "--include", "--method", method]
+        for k, v in headers.items():
+            if k.lower() in ("user-agent",):
+                continue
+            args += ["-H", f"{k}: {v}"]
+        if body is not None:
+            args += ["--input", "-"]
+        args.append(endpoint)
+        try:
+            proc = subprocess.run(args, input=body if body is not None else b"",
+                                  capture_output=True, timeout=self.timeout + 5, env=self.env,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            raise TransportError("timeout", f"gh api timed out after {self.timeout} s",
+                                 sent=True)
+        except OSError as exc:
+            raise TransportError("gh", f"could not run gh: {exc}", sent=False)
+        return _parse_gh_output(proc.stdout, proc.stderr, proc.returncode, url)
+
+
+def _parse_gh_output(out: bytes, err: bytes, code: int, url: str) -> Response:
+    head, sep, body = out.partition(b"\r\n\r\n")
+    if not sep:
+        head, sep, body = out.partition(b"\n\n")
+    lines = head.decode("latin-1").splitlines()
+    if not sep and lines and lines[0].startswith("HTTP/"):
+        body = b""  # headers only (a 304 or 204 with no body)
+    elif not lines or not lines[0].startswith("HTTP/"):
+        message = " ".join(err.decode("utf-8", "replace").split())[:300] or f"exit {code}"
+        sent = not any(s in message for s in ("connection refused", "no such host",
+                                              "could not resolve"))
+        raise TransportError("connect", f"gh api failed: {message}", sent=sent)
+    try:
+        status = int(lines[0].split()[1])
+    except (IndexError, ValueError):
+        raise TransportError("incomplete", f"gh api printed no status line: {lines[0][:80]!r}",
+                             sent=True)
+    headers: Dict[str, str] = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if colon:
+            key = name.strip().lower()
+            headers[key] = (headers[key] + ", " + value.strip()) if key in headers \
+                else value.strip()
+    return Response(status=status, headers=headers, body=body, url=url)

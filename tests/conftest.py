@@ -1,0 +1,62 @@
+"""Shared fixtures: one fake GitHub server per session, reset for every test."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from tests.fakegithub import FakeGitHub
+
+GH_TOKEN = "ghp_fakeGitHubTestToken000000000000000000"
+GH_LOGIN = "octocat"
+
+
+@pytest.fixture(scope="session")
+def fake_server():
+    """The running FakeGitHub (127.0.0.1, port 0) shared by the whole session."""
+    server = FakeGitHub(html_base="https://github.com").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake(fake_server):
+    """The session's FakeGitHub, emptied: no data, tokens, faults, hooks or log."""
+    fake_server.reset()
+    return fake_server
+
+
+@pytest.fixture
+def gh_env(fake, tmp_path_factory):
+    """Environment that makes the real ``gh`` CLI talk to the fake as host github.localhost.
+
+    gh sends ``http://api.github.localhost/…`` (REST) and ``…/graphql`` through the proxy,
+    authenticated with ``GH_TOKEN`` (added to the fake for login ``octocat``).
+    """
+    gh = shutil.which("gh")
+    if gh is None:
+        message = "the GitHub CLI (gh) is not installed; the gh-based tests need it (apt-get install gh)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    fake.add_token(GH_TOKEN, login=GH_LOGIN)
+    config_dir = tmp_path_factory.mktemp("gh-config")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
+    env.update(
+        {
+            "GH_HOST": "github.localhost",
+            "GH_TOKEN": GH_TOKEN,
+            "HTTP_PROXY": fake.url,
+            "HTTPS_PROXY": fake.url,
+            "http_proxy": fake.url,
+            "https_proxy": fake.url,
+            "NO_PROXY": "",
+            "no_proxy": "",
+            "GH_CONFIG_DIR": str(config_dir),
+            "GH_NO_UPDATE_NOTIFIER": "1",
+            "GH_PROMPT_DISABLED": "1",
+        }
+    )
+    return env

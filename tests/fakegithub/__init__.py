@@ -1,0 +1,47 @@
+"""A fake GitHub (REST + GraphQL) on 127.0.0.1 for tests, the offline demo and benchmarks.
+
+Real clients talk to it over HTTP/1.1: ``requests`` with base URL ``fake.url``, and the
+real ``gh`` CLI through the proxy recipe in ``tests/conftest.py`` (``gh_env``). It is
+checked against GitHub's own contract (githubkit's OpenAPI models, GitHub's GraphQL
+schema, responses recorded from api.github.com) in ``tests/test_fake_contract.py``, so it
+is never friendlier than GitHub::
+
+    fake = FakeGitHub(html_base="https://github.com").start()
+    fake.add_token("t0k3n", login="octocat")
+    fake.add_repo("octo", "hello")
+    fake.add_issue("octo", "hello", 5)
+    ids = fake.add_comments("octo", "hello", 5, 250)
+    requests.get(f"{fake.url}/repos/octo/hello/issues/5/comments", headers={"User-Agent": "x"})
+    fake.requests[-1].status, fake.requests[-1].response_headers["link"]
+    fake.stop()
+
+API: lifecycle ``start stop reset url port``; data ``add_token add_repo add_issue
+add_comment add_comments edit_comment delete_comment comment_ids get_comment add_pull
+add_review add_review_thread add_thread_comments``; time ``clock`` (settable) and
+``advance``; behaviour ``inject inject_graphql_error secondary_rate_limit rate_limit
+on_request clear_hooks clear_faults``; inspection ``requests clear_log hook_errors store``.
+
+What it does as GitHub does (see the tests for each):
+
+- REST at the root (``/repos/…``, ``/repositories/{id}/…``, ``/rate_limit``, ``/user``, ``/``)
+  and under ``/api/v3`` (Enterprise layout); GraphQL at ``POST /graphql`` (and
+  ``/api/graphql``). Absolute-form request lines (a client using the fake as its proxy,
+  like gh for ``github.localhost``) are accepted; ``url`` fields and ``Link`` use the origin
+  the client addressed.
+- Lists are offset pages: ``per_page`` 30 by default, clamped to 100; ``page`` 1 by
+  default; ``Link`` rel prev/next/last/first in that order, URLs
+  ``{api}/repositories/{id}/…?page=K[&per_page=<as sent>][&since=<as sent>]``; past the
+  last page ``[]`` with prev → last page, last, first. ``since`` keeps items whose
+  ``updated_at`` is at or after it.
+- Weak ETag ``W/"<sha256 of the body>"``; a matching ``If-None-Match`` is a 304 that costs
+  no rate limit. Rate limits per token (5000/h) and per client address unauthenticated
+  (60/h), on the wall clock; ``/rate_limit`` is free; a spent limit is 403 (or 429).
+- Comment ids start above 2**32, review and review-comment ids above 2**31.
+- Bots: REST login ``name[bot]``, type ``Bot``; GraphQL login without ``[bot]``,
+  ``__typename`` ``Bot``.
+- ``clock`` does not move by itself; content without a time gets ``clock``.
+"""
+
+from .server import FakeGitHub
+
+__all__ = ["FakeGitHub"]

@@ -1,0 +1,528 @@
+"""In-memory data of the fake GitHub: users, repositories, issues, comments, pull requests.
+
+Plain records only; the JSON shapes are built in ``shapes.py`` (REST) and ``gql.py``
+(GraphQL). Every mutation happens under the owning FakeGitHub's lock.
+
+Identifiers imitate GitHub's: database ids are large and grow (issue comments start
+above 2**32, review and review-comment ids above 2**31, so a client that stores them in
+32 bits breaks here as it would on github.com); node ids are opaque ``PREFIX_kwDO…``
+strings.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import struct
+from dataclasses import dataclass, field
+
+UTC = dt.UTC
+
+ASSOCIATIONS = (
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIMER",
+    "FIRST_TIME_CONTRIBUTOR",
+    "MANNEQUIN",
+    "MEMBER",
+    "NONE",
+    "OWNER",
+)
+REVIEW_STATES = ("APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING")
+
+
+def utc(value) -> dt.datetime:
+    """A timezone-aware UTC datetime, truncated to whole seconds (GitHub's precision)."""
+    if isinstance(value, str):
+        value = parse_iso8601(value)
+    if not isinstance(value, dt.datetime):
+        raise TypeError(f"expected a datetime, got {value!r}")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+def parse_iso8601(text: str) -> dt.datetime:
+    """Parse the ISO 8601 forms GitHub accepts (``Z`` or offset, optional fraction, date only)."""
+    text = text.strip()
+    if len(text) == 10:
+        value = dt.datetime.strptime(text, "%Y-%m-%d")
+    else:
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        value = dt.datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def ts(value: dt.datetime | None) -> str | None:
+    return (
+        None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    )
+
+
+def node_id(prefix: str, *numbers: int) -> str:
+    """An opaque global id in GitHub's new format (prefix, ``_kwDO``/``_kgDO``, base64 payload)."""
+    raw = b"".join(struct.pack(">Q", n) for n in numbers)
+    payload = base64.urlsafe_b64encode(raw.lstrip(b"\0") or b"\0").decode().rstrip("=")
+    marker = "kgDO" if len(numbers) == 1 else "kwDO"
+    return f"{prefix}_{marker}{payload}"
+
+
+def sha(*parts) -> str:
+    return hashlib.sha1("/".join(str(p) for p in parts).encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(eq=False)
+class User:
+    login: str  # REST spelling: bots end with "[bot]"
+    id: int
+    type: str  # "User", "Bot" or "Organization"
+    node_id: str
+
+    @property
+    def graphql_login(self) -> str:
+        """GraphQL spells bot logins without the ``[bot]`` suffix (as GitHub does)."""
+        if self.type == "Bot" and self.login.endswith("[bot]"):
+            return self.login[: -len("[bot]")]
+        return self.login
+
+
+@dataclass(eq=False)
+class Repo:
+    id: int
+    node_id: str
+    owner: User
+    name: str
+    private: bool
+    created_at: dt.datetime
+    description: str | None = None
+    default_branch: str = "main"
+    issues: dict = field(default_factory=dict)  # number -> Issue
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner.login}/{self.name}"
+
+
+@dataclass(eq=False)
+class Issue:
+    repo: Repo
+    number: int
+    id: int
+    node_id: str
+    title: str
+    body: str | None
+    user: User
+    association: str
+    state: str  # "open" / "closed"
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    closed_at: dt.datetime | None = None
+    comments: list = field(default_factory=list)  # Comment, ascending id
+    pull: Pull | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Comment:
+    id: int
+    node_id: str
+    issue: Issue
+    user: User
+    body: str
+    association: str
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+
+@dataclass(eq=False)
+class Pull:
+    issue: Issue
+    id: int
+    node_id: str
+    head_ref: str
+    head_owner: User
+    base_ref: str
+    head_sha: str
+    base_sha: str
+    draft: bool
+    merged: bool
+    reviews: list = field(default_factory=list)  # Review, ascending id
+    threads: list = field(default_factory=list)  # Thread, creation order
+    review_comments: list = field(default_factory=list)  # ReviewComment, ascending id
+
+    @property
+    def number(self) -> int:
+        return self.issue.number
+
+    @property
+    def repo(self) -> Repo:
+        return self.issue.repo
+
+
+@dataclass(eq=False)
+class Review:
+    id: int
+    node_id: str
+    pull: Pull
+    user: User
+    state: str
+    body: str
+    association: str
+    submitted_at: dt.datetime | None
+    commit_id: str
+
+
+@dataclass(eq=False)
+class Thread:
+    seq: int
+    node_id: str
+    pull: Pull
+    path: str
+    line: int | None
+    start_line: int | None
+    original_line: int | None
+    original_start_line: int | None
+    is_resolved: bool
+    is_outdated: bool
+    viewer_can_resolve: bool
+    subject_type: str  # "LINE" / "FILE"
+    diff_side: str = "RIGHT"
+    comments: list = field(default_factory=list)  # ReviewComment, ascending id
+
+
+@dataclass(eq=False, slots=True)
+class ReviewComment:
+    id: int
+    node_id: str
+    thread: Thread
+    user: User
+    body: str
+    association: str
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    review: Review
+    in_reply_to: ReviewComment | None
+    diff_hunk: str
+    position: int | None
+    original_position: int
+    commit_id: str
+    original_commit_id: str
+
+
+# --------------------------------------------------------------------------- store
+
+
+class Store:
+    """All data of one fake GitHub. Not thread-safe by itself: callers hold the lock."""
+
+    def __init__(self):
+        self.users: dict[str, User] = {}
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.repos_by_id: dict[int, Repo] = {}
+        self.comments: dict[int, Comment] = {}
+        self.reviews: dict[int, Review] = {}
+        self.review_comments: dict[int, ReviewComment] = {}
+        self.nodes: dict[str, object] = {}
+        self._seq = {
+            "user": 1_000_000,
+            "bot": 180_000_000,
+            "org": 90_000_000,
+            "repo": 876_543_210,
+            "issue": 3_400_000_000,
+            "comment": 4_300_000_000,
+            "pull": 2_800_000_000,
+            "review": 3_100_000_000,
+            "review_comment": 2_600_000_000,
+            "thread": 0,
+        }
+        self._tick = 0
+
+    def next_id(self, kind: str) -> int:
+        # Ascending, never contiguous: GitHub's ids are shared with every other repository.
+        self._tick += 1
+        self._seq[kind] += 1 + (self._tick * 7) % 5
+        return self._seq[kind]
+
+    # users ------------------------------------------------------------------
+
+    def user(self, login: str, user_type: str = "User") -> User:
+        if user_type not in ("User", "Bot", "Organization"):
+            raise ValueError(
+                f"user_type must be User, Bot or Organization, not {user_type!r}"
+            )
+        if user_type == "Bot" and not login.endswith("[bot]"):
+            login = f"{login}[bot]"
+        key = login.lower()
+        found = self.users.get(key)
+        if found is not None:
+            return found
+        if key == "octocat":
+            uid = 583231  # the real octocat
+        else:
+            uid = self.next_id(
+                {"User": "user", "Bot": "bot", "Organization": "org"}[user_type]
+            )
+        prefix = {"User": "U", "Bot": "BOT", "Organization": "O"}[user_type]
+        rec = User(login=login, id=uid, type=user_type, node_id=node_id(prefix, uid))
+        self.users[key] = rec
+        self.nodes[rec.node_id] = rec
+        return rec
+
+    # repositories -----------------------------------------------------------
+
+    def find_repo(self, owner: str, name: str) -> Repo | None:
+        return self.repos.get((owner.lower(), name.lower()))
+
+    def add_repo(
+        self, owner: str, name: str, private: bool, now: dt.datetime, owner_type="User"
+    ) -> Repo:
+        if self.find_repo(owner, name) is not None:
+            raise ValueError(f"repository {owner}/{name} already exists")
+        rid = self.next_id("repo")
+        repo = Repo(
+            id=rid,
+            node_id=node_id("R", rid),
+            owner=self.user(owner, owner_type),
+            name=name,
+            private=private,
+            created_at=now,
+        )
+        self.repos[(owner.lower(), name.lower())] = repo
+        self.repos_by_id[rid] = repo
+        self.nodes[repo.node_id] = repo
+        return repo
+
+    def repo_or_raise(self, owner: str, name: str) -> Repo:
+        repo = self.find_repo(owner, name)
+        if repo is None:
+            raise KeyError(
+                f"no repository {owner}/{name}; add it with add_repo() first"
+            )
+        return repo
+
+    def issue_or_raise(self, owner: str, name: str, number: int) -> Issue:
+        repo = self.repo_or_raise(owner, name)
+        issue = repo.issues.get(int(number))
+        if issue is None:
+            raise KeyError(
+                f"no issue #{number} in {owner}/{name}; add it with add_issue() first"
+            )
+        return issue
+
+    # issues and comments ----------------------------------------------------
+
+    def add_issue(
+        self,
+        repo: Repo,
+        number: int,
+        title: str,
+        user: User,
+        state: str,
+        now: dt.datetime,
+        body: str | None = None,
+        association="OWNER",
+    ) -> Issue:
+        number = int(number)
+        if number in repo.issues:
+            raise ValueError(f"{repo.full_name}#{number} already exists")
+        if state not in ("open", "closed"):
+            raise ValueError("state must be 'open' or 'closed'")
+        iid = self.next_id("issue")
+        issue = Issue(
+            repo=repo,
+            number=number,
+            id=iid,
+            node_id=node_id("I", repo.id, iid),
+            title=title,
+            body=body,
+            user=user,
+            association=association,
+            state=state,
+            created_at=now,
+            updated_at=now,
+            closed_at=now if state == "closed" else None,
+        )
+        repo.issues[number] = issue
+        self.nodes[issue.node_id] = issue
+        return issue
+
+    def add_comment(
+        self,
+        issue: Issue,
+        body: str,
+        user: User,
+        association: str,
+        created_at: dt.datetime,
+    ) -> Comment:
+        if association not in ASSOCIATIONS:
+            raise ValueError(f"association must be one of {ASSOCIATIONS}")
+        cid = self.next_id("comment")
+        comment = Comment(
+            id=cid,
+            node_id=node_id("IC", issue.repo.id, cid),
+            issue=issue,
+            user=user,
+            body=body,
+            association=association,
+            created_at=created_at,
+            updated_at=created_at,
+        )
+        issue.comments.append(comment)
+        self.comments[cid] = comment
+        issue.updated_at = max(issue.updated_at, created_at)
+        return comment
+
+    def delete_comment(self, comment_id: int) -> None:
+        comment = self.comments.pop(int(comment_id))
+        comment.issue.comments.remove(comment)
+
+    # pull requests ----------------------------------------------------------
+
+    def add_pull(
+        self,
+        issue: Issue,
+        head_ref: str,
+        head_owner: User,
+        base_ref: str,
+        draft: bool,
+        merged: bool,
+    ) -> Pull:
+        pid = self.next_id("pull")
+        pull = Pull(
+            issue=issue,
+            id=pid,
+            node_id=node_id("PR", issue.repo.id, pid),
+            head_ref=head_ref,
+            head_owner=head_owner,
+            base_ref=base_ref,
+            head_sha=sha("head", issue.repo.id, issue.number, head_ref),
+            base_sha=sha("base", issue.repo.id, issue.number, base_ref),
+            draft=draft,
+            merged=merged,
+        )
+        issue.pull = pull
+        self.nodes[pull.node_id] = pull
+        # GitHub's REST issue for a PR also has its own node id; the PR is what GraphQL serves.
+        return pull
+
+    def add_review(
+        self,
+        pull: Pull,
+        user: User,
+        state: str,
+        body: str,
+        association: str,
+        submitted_at: dt.datetime | None,
+    ) -> Review:
+        if state not in REVIEW_STATES:
+            raise ValueError(f"state must be one of {REVIEW_STATES}")
+        if association not in ASSOCIATIONS:
+            raise ValueError(f"association must be one of {ASSOCIATIONS}")
+        rid = self.next_id("review")
+        review = Review(
+            id=rid,
+            node_id=node_id("PRR", pull.repo.id, rid),
+            pull=pull,
+            user=user,
+            state=state,
+            body=body,
+            association=association,
+            submitted_at=None if state == "PENDING" else submitted_at,
+            commit_id=pull.head_sha,
+        )
+        pull.reviews.append(review)
+        self.reviews[rid] = review
+        self.nodes[review.node_id] = review
+        return review
+
+    def add_thread(
+        self,
+        pull: Pull,
+        path: str,
+        line,
+        start_line,
+        is_resolved: bool,
+        is_outdated: bool,
+        viewer_can_resolve: bool,
+        subject_type: str | None,
+    ) -> Thread:
+        seq = self.next_id("thread")
+        if subject_type is None:
+            subject_type = "FILE" if line is None and not is_outdated else "LINE"
+        thread = Thread(
+            seq=seq,
+            node_id=node_id("PRRT", pull.repo.id, seq),
+            pull=pull,
+            path=path,
+            line=None if is_outdated else line,
+            start_line=None if is_outdated else start_line,
+            original_line=line,
+            original_start_line=start_line,
+            is_resolved=is_resolved,
+            is_outdated=is_outdated,
+            viewer_can_resolve=viewer_can_resolve,
+            subject_type=subject_type,
+        )
+        pull.threads.append(thread)
+        self.nodes[thread.node_id] = thread
+        return thread
+
+    def add_review_comment(
+        self,
+        thread: Thread,
+        user: User,
+        body: str,
+        association: str,
+        created_at: dt.datetime,
+        review: Review,
+    ) -> ReviewComment:
+        if association not in ASSOCIATIONS:
+            raise ValueError(f"association must be one of {ASSOCIATIONS}")
+        pull = thread.pull
+        cid = self.next_id("review_comment")
+        root = thread.comments[0] if thread.comments else None
+        line = thread.original_line if thread.original_line is not None else 1
+        hunk_start = max(1, line - 3)
+        diff_hunk = (
+            f"@@ -{hunk_start},3 +{hunk_start},4 @@\n"
+            + "".join(f" context line {n}\n" for n in range(hunk_start, line))
+            + f"+changed line {line}"
+        )
+        position = (
+            None
+            if thread.is_outdated or thread.subject_type == "FILE"
+            else (line - hunk_start + 1)
+        )
+        comment = ReviewComment(
+            id=cid,
+            node_id=node_id("PRRC", pull.repo.id, cid),
+            thread=thread,
+            user=user,
+            body=body,
+            association=association,
+            created_at=created_at,
+            updated_at=created_at,
+            review=review,
+            in_reply_to=root,
+            diff_hunk=diff_hunk,
+            position=position,
+            original_position=line - hunk_start + 1,
+            # an outdated comment stays on the commit it was written on, no longer the head
+            commit_id=sha("orig", pull.head_sha)
+            if thread.is_outdated
+            else pull.head_sha,
+            original_commit_id=sha("orig", pull.head_sha)
+            if thread.is_outdated
+            else pull.head_sha,
+        )
+        thread.comments.append(comment)
+        pull.review_comments.append(comment)
+        self.review_comments[cid] = comment
+        self.nodes[comment.node_id] = comment
+        return comment

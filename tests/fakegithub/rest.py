@@ -1,0 +1,497 @@
+"""REST routes of the fake: what api.github.com answers at the same paths.
+
+Each route takes a ``Req`` and returns a ``Resp``; authentication, rate limits, faults,
+ETags and the common headers are applied around them in ``server.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote
+
+from . import shapes
+from .model import Repo, parse_iso8601
+
+DOCS = "https://docs.github.com/rest"
+MAX_BODY_CHARS = 65536
+
+
+@dataclass
+class Req:
+    method: str
+    path: str  # API path, without the /api/v3 prefix and without the query
+    query: dict
+    headers: dict
+    body: bytes
+    api: str  # API base the client used: origin (+ /api/v3)
+    view: shapes.View
+    token: str | None
+    login: str | None
+    store: object
+    fake: object
+
+
+@dataclass
+class Resp:
+    status: int
+    data: object = None  # JSON-serialisable, or None for no body
+    headers: dict = field(default_factory=dict)
+    etag: bool = False  # answer If-None-Match / send ETag (GET 200 of a resource)
+
+
+def error(status: int, message: str, doc: str = DOCS, **extra) -> Resp:
+    data = {
+        "message": message,
+        **extra,
+        "documentation_url": doc,
+        "status": str(status),
+    }
+    return Resp(status, data)
+
+
+def not_found(doc: str = DOCS) -> Resp:
+    return error(404, "Not Found", doc)
+
+
+def requires_auth(doc: str) -> Resp:
+    return error(401, "Requires authentication", doc)
+
+
+def validation_failed(doc: str, errors: list) -> Resp:
+    return error(422, "Validation Failed", doc, errors=errors)
+
+
+# --------------------------------------------------------------------------- pagination
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        n = int(value) if value is not None else default
+    except ValueError:
+        return default
+    return n if n >= 1 else default
+
+
+def paginate(
+    req: Req, items: list, link_path: str, echo: tuple = ()
+) -> tuple[list, dict]:
+    """One offset page of ``items`` and GitHub's ``Link`` header for it.
+
+    ``per_page`` defaults to 30 and is clamped to 100; ``page`` defaults to 1 (a value
+    that is not a positive integer counts as 1). Links point at ``link_path`` under the
+    API base (``/repositories/{id}/…``, as GitHub writes them) with ``page`` first, then
+    ``per_page`` exactly as the caller spelled it (only if sent), then the parameters
+    in ``echo`` that the caller sent. Past the last page: ``[]`` with prev → last page,
+    last and first (as github.com answers).
+    """
+    per_page = min(100, _int(req.query.get("per_page"), 30))
+    page = _int(req.query.get("page"), 1)
+    total = len(items)
+    last = max(1, math.ceil(total / per_page))
+    chunk = items[(page - 1) * per_page : page * per_page]
+
+    def url(k: int) -> str:
+        params = [("page", str(k))]
+        if "per_page" in req.query:
+            params.append(("per_page", req.query["per_page"]))
+        params += [(name, req.query[name]) for name in echo if name in req.query]
+        return f"{req.api}{link_path}?" + "&".join(
+            f"{n}={quote(v, safe='')}" for n, v in params
+        )
+
+    rels: list[tuple[str, int]] = []
+    if page > last:
+        rels = [("prev", last), ("last", last), ("first", 1)]
+    elif last > 1:
+        if page > 1:
+            rels.append(("prev", page - 1))
+        if page < last:
+            rels += [("next", page + 1), ("last", last)]
+        if page > 1:
+            rels.append(("first", 1))
+    headers = {}
+    if rels:
+        headers["link"] = ", ".join(f'<{url(k)}>; rel="{rel}"' for rel, k in rels)
+    return chunk, headers
+
+
+def since_filter(req: Req, items: list, doc: str):
+    """Items with ``updated_at`` at or after ``since`` (ISO 8601), or an error response."""
+    raw = req.query.get("since")
+    if raw is None:
+        return items
+    try:
+        since = parse_iso8601(raw)
+    except ValueError:
+        return error(
+            422,
+            f"Invalid value for `since`: '{raw}'. Expected an ISO 8601 timestamp.",
+            doc,
+        )
+    return [c for c in items if c.updated_at >= since]
+
+
+# --------------------------------------------------------------------------- routes
+
+DOC_ISSUE_COMMENTS = "https://docs.github.com/rest/issues/comments#list-issue-comments"
+DOC_CREATE_COMMENT = (
+    "https://docs.github.com/rest/issues/comments#create-an-issue-comment"
+)
+DOC_COMMENT = "https://docs.github.com/rest/issues/comments#get-an-issue-comment"
+DOC_UPDATE_COMMENT = (
+    "https://docs.github.com/rest/issues/comments#update-an-issue-comment"
+)
+DOC_DELETE_COMMENT = (
+    "https://docs.github.com/rest/issues/comments#delete-an-issue-comment"
+)
+DOC_ISSUE = "https://docs.github.com/rest/issues/issues#get-an-issue"
+DOC_REPO = "https://docs.github.com/rest/repos/repos#get-a-repository"
+DOC_PULL = "https://docs.github.com/rest/pulls/pulls#get-a-pull-request"
+DOC_PULLS = "https://docs.github.com/rest/pulls/pulls#list-pull-requests"
+DOC_REVIEW_COMMENTS = (
+    "https://docs.github.com/rest/pulls/comments#list-review-comments-on-a-pull-request"
+)
+DOC_REVIEW_COMMENT = "https://docs.github.com/rest/pulls/comments#get-a-review-comment-for-a-pull-request"
+DOC_REVIEWS = (
+    "https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request"
+)
+DOC_USER = "https://docs.github.com/rest/users/users#get-the-authenticated-user"
+
+
+def visible_repo(req: Req, groups: dict, doc: str):
+    store = req.store
+    if groups.get("repo_id"):
+        repo = store.repos_by_id.get(int(groups["repo_id"]))
+    else:
+        repo = store.find_repo(unquote(groups["owner"]), unquote(groups["repo"]))
+    if repo is None or (repo.private and req.token is None):
+        return None
+    return repo
+
+
+def issue_of(req: Req, repo: Repo, number: str):
+    return repo.issues.get(int(number))
+
+
+def get_root(req: Req, g) -> Resp:
+    a = req.api
+    return Resp(
+        200,
+        {
+            "current_user_url": f"{a}/user",
+            "issue_comment_url": f"{a}/repos/{{owner}}/{{repo}}/issues/comments/{{comment_id}}",
+            "rate_limit_url": f"{a}/rate_limit",
+            "repository_url": f"{a}/repos/{{owner}}/{{repo}}",
+        },
+        etag=True,
+    )
+
+
+def get_user(req: Req, g) -> Resp:
+    if req.token is None:
+        return requires_auth(DOC_USER)
+    u = req.store.user(req.login)
+    data = shapes.user(req.view, u)
+    data.update(
+        {
+            "name": None,
+            "company": None,
+            "blog": "",
+            "location": None,
+            "email": None,
+            "hireable": None,
+            "bio": None,
+            "twitter_username": None,
+            "public_repos": 0,
+            "public_gists": 0,
+            "followers": 0,
+            "following": 0,
+            "created_at": "2011-01-25T18:44:36Z",
+            "updated_at": "2011-01-25T18:44:36Z",
+        }
+    )
+    return Resp(200, data, etag=True)
+
+
+def get_repo(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_REPO)
+    if repo is None:
+        return not_found(DOC_REPO)
+    return Resp(200, shapes.repository(req.view, repo, full=True), etag=True)
+
+
+def get_issue(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_ISSUE)
+    issue = repo and issue_of(req, repo, g["number"])
+    if not issue:
+        return not_found(DOC_ISSUE)
+    return Resp(200, shapes.issue(req.view, issue), etag=True)
+
+
+def list_issue_comments(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_ISSUE_COMMENTS)
+    issue = repo and issue_of(req, repo, g["number"])
+    if not issue:
+        return not_found(DOC_ISSUE_COMMENTS)
+    items = since_filter(req, issue.comments, DOC_ISSUE_COMMENTS)
+    if isinstance(items, Resp):
+        return items
+    chunk, headers = paginate(
+        req,
+        items,
+        f"/repositories/{repo.id}/issues/{issue.number}/comments",
+        ("since",),
+    )
+    return Resp(
+        200, [shapes.issue_comment(req.view, c) for c in chunk], headers, etag=True
+    )
+
+
+def _json_body(req: Req, doc: str):
+    try:
+        data = json.loads(req.body.decode("utf-8") or "null")
+    except (UnicodeDecodeError, ValueError):
+        return error(400, "Problems parsing JSON", doc)
+    if not isinstance(data, dict):
+        return error(400, "Problems parsing JSON", doc)
+    return data
+
+
+def _check_body(data: dict, doc: str) -> Resp | None:
+    body = data.get("body")
+    if body is None or body == "":
+        return validation_failed(
+            doc,
+            [{"resource": "IssueComment", "code": "missing_field", "field": "body"}],
+        )
+    if not isinstance(body, str):
+        return error(
+            422,
+            f"Invalid request.\n\nFor 'properties/body', {json.dumps(body)} is not a string.",
+            doc,
+        )
+    if len(body) > MAX_BODY_CHARS:
+        return validation_failed(
+            doc,
+            [
+                {
+                    "resource": "IssueComment",
+                    "code": "unprocessable",
+                    "field": "data",
+                    "message": f"Body is too long (maximum is {MAX_BODY_CHARS} characters)",
+                }
+            ],
+        )
+    return None
+
+
+def create_issue_comment(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_CREATE_COMMENT)
+    issue = repo and issue_of(req, repo, g["number"])
+    if req.token is None:
+        return requires_auth(DOC_CREATE_COMMENT)
+    if not issue:
+        return not_found(DOC_CREATE_COMMENT)
+    data = _json_body(req, DOC_CREATE_COMMENT)
+    if isinstance(data, Resp):
+        return data
+    problem = _check_body(data, DOC_CREATE_COMMENT)
+    if problem:
+        return problem
+    comment = req.fake._post_comment(issue, data["body"], req.login)
+    out = shapes.issue_comment(req.view, comment)
+    return Resp(201, out, {"location": out["url"]})
+
+
+def _comment_in(req: Req, g, doc: str):
+    repo = visible_repo(req, g, doc)
+    if repo is None:
+        return None
+    comment = req.store.comments.get(int(g["comment_id"]))
+    if comment is None or comment.issue.repo is not repo:
+        return None
+    return comment
+
+
+def _may_edit(req: Req, comment) -> bool:
+    login = (req.login or "").lower()
+    return login in (comment.user.login.lower(), comment.issue.repo.owner.login.lower())
+
+
+def get_issue_comment(req: Req, g) -> Resp:
+    comment = _comment_in(req, g, DOC_COMMENT)
+    if comment is None:
+        return not_found(DOC_COMMENT)
+    return Resp(200, shapes.issue_comment(req.view, comment), etag=True)
+
+
+def update_issue_comment(req: Req, g) -> Resp:
+    if req.token is None:
+        return requires_auth(DOC_UPDATE_COMMENT)
+    comment = _comment_in(req, g, DOC_UPDATE_COMMENT)
+    if comment is None:
+        return not_found(DOC_UPDATE_COMMENT)
+    if not _may_edit(req, comment):
+        return error(403, "Must have admin rights to Repository.", DOC_UPDATE_COMMENT)
+    data = _json_body(req, DOC_UPDATE_COMMENT)
+    if isinstance(data, Resp):
+        return data
+    problem = _check_body(data, DOC_UPDATE_COMMENT)
+    if problem:
+        return problem
+    req.fake._edit(comment, data["body"])
+    return Resp(200, shapes.issue_comment(req.view, comment))
+
+
+def delete_issue_comment(req: Req, g) -> Resp:
+    if req.token is None:
+        return requires_auth(DOC_DELETE_COMMENT)
+    comment = _comment_in(req, g, DOC_DELETE_COMMENT)
+    if comment is None:
+        return not_found(DOC_DELETE_COMMENT)
+    if not _may_edit(req, comment):
+        return error(403, "Must have admin rights to Repository.", DOC_DELETE_COMMENT)
+    req.store.delete_comment(comment.id)
+    return Resp(204)
+
+
+def _pull(req: Req, g, doc: str):
+    repo = visible_repo(req, g, doc)
+    issue = repo and issue_of(req, repo, g["number"])
+    return issue.pull if issue else None
+
+
+def get_pull(req: Req, g) -> Resp:
+    pull = _pull(req, g, DOC_PULL)
+    if pull is None:
+        return not_found(DOC_PULL)
+    return Resp(200, shapes.pull_full(req.view, pull), etag=True)
+
+
+def list_pulls(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_PULLS)
+    if repo is None:
+        return not_found(DOC_PULLS)
+    state = req.query.get("state", "open")
+    if state not in ("open", "closed", "all"):
+        return validation_failed(
+            DOC_PULLS, [{"resource": "Issue", "field": "state", "code": "invalid"}]
+        )
+    pulls = [i.pull for i in repo.issues.values() if i.pull is not None]
+    if state != "all":
+        pulls = [
+            p
+            for p in pulls
+            if ("closed" if p.issue.state == "closed" or p.merged else "open") == state
+        ]
+    head = req.query.get("head")
+    if head is not None:
+        owner, sep, ref = head.partition(":")
+        # GitHub documents ``user:ref-name``; anything else matches nothing here.
+        pulls = [
+            p
+            for p in pulls
+            if sep and p.head_owner.login.lower() == owner.lower() and p.head_ref == ref
+        ]
+    base = req.query.get("base")
+    if base is not None:
+        pulls = [p for p in pulls if p.base_ref == base]
+    sort = req.query.get("sort", "created")
+    keyf = {"updated": lambda p: (p.issue.updated_at, p.id)}.get(
+        sort, lambda p: (p.issue.created_at, p.id)
+    )
+    direction = req.query.get("direction", "desc")
+    pulls.sort(key=keyf, reverse=direction != "asc")
+    chunk, headers = paginate(
+        req,
+        pulls,
+        f"/repositories/{repo.id}/pulls",
+        ("state", "head", "base", "sort", "direction"),
+    )
+    return Resp(
+        200, [shapes.pull_simple(req.view, p) for p in chunk], headers, etag=True
+    )
+
+
+def list_review_comments(req: Req, g) -> Resp:
+    pull = _pull(req, g, DOC_REVIEW_COMMENTS)
+    if pull is None:
+        return not_found(DOC_REVIEW_COMMENTS)
+    items = since_filter(req, pull.review_comments, DOC_REVIEW_COMMENTS)
+    if isinstance(items, Resp):
+        return items
+    chunk, headers = paginate(
+        req,
+        items,
+        f"/repositories/{pull.repo.id}/pulls/{pull.number}/comments",
+        ("since",),
+    )
+    return Resp(
+        200, [shapes.review_comment(req.view, c) for c in chunk], headers, etag=True
+    )
+
+
+def get_review_comment(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_REVIEW_COMMENT)
+    c = repo and req.store.review_comments.get(int(g["comment_id"]))
+    if not c or c.thread.pull.repo is not repo:
+        return not_found(DOC_REVIEW_COMMENT)
+    return Resp(200, shapes.review_comment(req.view, c), etag=True)
+
+
+def list_reviews(req: Req, g) -> Resp:
+    pull = _pull(req, g, DOC_REVIEWS)
+    if pull is None:
+        return not_found(DOC_REVIEWS)
+    login = (req.login or "").lower()
+    items = [
+        r for r in pull.reviews if r.state != "PENDING" or r.user.login.lower() == login
+    ]
+    chunk, headers = paginate(
+        req, items, f"/repositories/{pull.repo.id}/pulls/{pull.number}/reviews"
+    )
+    return Resp(200, [shapes.review(req.view, r) for r in chunk], headers, etag=True)
+
+
+REPO = r"^/(?:repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)|repositories/(?P<repo_id>\d+))"
+
+ROUTES: list[tuple[str, re.Pattern, Callable]] = [
+    (m, re.compile(p), f)
+    for m, p, f in [
+        ("GET", r"^/?$", get_root),
+        ("GET", r"^/user$", get_user),
+        ("GET", REPO + r"$", get_repo),
+        ("GET", REPO + r"/issues/(?P<number>\d+)$", get_issue),
+        ("GET", REPO + r"/issues/(?P<number>\d+)/comments$", list_issue_comments),
+        ("POST", REPO + r"/issues/(?P<number>\d+)/comments$", create_issue_comment),
+        ("GET", REPO + r"/issues/comments/(?P<comment_id>\d+)$", get_issue_comment),
+        (
+            "PATCH",
+            REPO + r"/issues/comments/(?P<comment_id>\d+)$",
+            update_issue_comment,
+        ),
+        (
+            "DELETE",
+            REPO + r"/issues/comments/(?P<comment_id>\d+)$",
+            delete_issue_comment,
+        ),
+        ("GET", REPO + r"/pulls$", list_pulls),
+        ("GET", REPO + r"/pulls/(?P<number>\d+)$", get_pull),
+        ("GET", REPO + r"/pulls/(?P<number>\d+)/comments$", list_review_comments),
+        ("GET", REPO + r"/pulls/comments/(?P<comment_id>\d+)$", get_review_comment),
+        ("GET", REPO + r"/pulls/(?P<number>\d+)/reviews$", list_reviews),
+    ]
+]
+
+
+def route(method: str, path: str):
+    for m, pattern, func in ROUTES:
+        if m == method:
+            found = pattern.match(path)
+            if found:
+                return func, found.groupdict()
+    return None, None

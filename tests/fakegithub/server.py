@@ -1,0 +1,1035 @@
+"""FakeGitHub: a loopback HTTP/1.1 server that answers like api.github.com.
+
+Start it, point a real client at ``fake.url`` (or, for the gh CLI, use it as the HTTP
+proxy of ``api.github.localhost``), add data with the ``add_*`` methods, and assert on
+``fake.requests``. See ``tests/fakegithub/__init__.py`` for the whole API.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import http.server
+import json
+import re
+import secrets
+import sys
+import threading
+import time
+import traceback
+from base64 import b64decode
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Self
+from urllib.parse import parse_qsl, urlsplit
+
+from . import gql, rest, shapes
+from .faults import MODES, Fault, GraphQLFault, LogEntry, RateLimiter
+from .model import Store, utc
+
+API_VERSION = "2022-11-28"
+UA_REQUIRED = (
+    b"Request forbidden by administrative rules. Please make sure your request has a User-Agent "
+    b"header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). "
+    b"Check https://developer.github.com for other possible causes.\n"
+)
+DOC_RATE = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+DOC_GRAPHQL_AUTH = "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"
+MEDIA = re.compile(r"application/vnd\.github(?:\.v3)?(?:\.(raw|text|html|full))?\+json")
+
+
+def _now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+class FakeGitHub:
+    """A fake api.github.com for tests, demos and benchmarks (see the package docstring)."""
+
+    def __init__(
+        self,
+        html_base: str = "https://github.com",
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ):
+        self.html_base = html_base.rstrip("/")
+        self._host, self._port = host, port
+        self._lock = threading.RLock()
+        self._server: http.server.ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._schema = gql.load_schema()
+        self.hook_errors: list = []
+        self._reset_state()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _reset_state(self) -> None:
+        self.store = Store()
+        self._tokens: dict[str, str] = {}
+        self._log: list[LogEntry] = []
+        self._faults: list[Fault] = []
+        self._gql_faults: list[GraphQLFault] = []
+        self._hooks: list[Callable] = []
+        self._limiter = RateLimiter()
+        self._clock = _now_utc()
+        self.hook_errors = []
+
+    def start(self) -> Self:
+        if self._server is not None:
+            return self
+        handler = type("Handler", (_Handler,), {"fake": self})
+        server = _Server((self._host, self._port), handler)
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fakegithub",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("FakeGitHub is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def reset(self) -> None:
+        """Drop all data, the log, faults, hooks, tokens and rate-limit state; clock back to now."""
+        with self._lock:
+            self._reset_state()
+
+    # ------------------------------------------------------------------ clock
+
+    @property
+    def clock(self) -> dt.datetime:
+        """The fake's "now" (UTC, whole seconds) for new content. It does not move by itself."""
+        return self._clock
+
+    @clock.setter
+    def clock(self, value) -> None:
+        with self._lock:
+            self._clock = utc(value)
+
+    def advance(self, seconds: float) -> dt.datetime:
+        with self._lock:
+            self._clock = utc(self._clock + dt.timedelta(seconds=seconds))
+            return self._clock
+
+    # ------------------------------------------------------------------ tokens, rate limits
+
+    def add_token(self, token: str, login: str = "octocat") -> None:
+        with self._lock:
+            self._tokens[token] = login
+            self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
+
+    def rate_limit(
+        self,
+        remaining: int,
+        reset: int | None = None,
+        resource: str = "core",
+        limit: int | None = None,
+        token: str | None = None,
+        status: int = 403,
+    ) -> None:
+        """Force a primary rate-limit window: every bucket of ``resource`` (or only ``token``'s).
+
+        ``reset`` is an epoch (default: an hour from now, wall clock); ``status`` is what a
+        request gets once ``remaining`` is 0 (403 as GitHub mostly answers, or 429).
+        """
+        with self._lock:
+            key = ("token", token) if token is not None else None
+            self._limiter.force(resource, remaining, reset, limit, status, key)
+
+    # ------------------------------------------------------------------ data
+
+    def _view(self) -> shapes.View:
+        origin = self.url if self._server is not None else "http://127.0.0.1"
+        return shapes.View(api=origin, html=self.html_base)
+
+    def add_repo(
+        self, owner: str, name: str, private: bool = False, owner_type: str = "User"
+    ) -> dict:
+        with self._lock:
+            repo = self.store.add_repo(owner, name, private, self._clock, owner_type)
+            return shapes.repository(self._view(), repo, full=True)
+
+    def add_issue(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        title: str = "An issue",
+        user: str = "octocat",
+        state: str = "open",
+        pull: bool = False,
+        body: str | None = None,
+    ) -> dict:
+        if pull:
+            self.add_pull(
+                owner, name, number, title=title, user=user, state=state, body=body
+            )
+            with self._lock:
+                return shapes.issue(
+                    self._view(), self.store.issue_or_raise(owner, name, number)
+                )
+        with self._lock:
+            repo = self.store.repo_or_raise(owner, name)
+            author = self.store.user(user)
+            issue = self.store.add_issue(
+                repo,
+                number,
+                title,
+                author,
+                state,
+                self._clock,
+                body,
+                "OWNER" if author is repo.owner else "NONE",
+            )
+            return shapes.issue(self._view(), issue)
+
+    def add_comment(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        body: str,
+        user: str = "alice",
+        user_type: str = "User",
+        association: str = "NONE",
+        created_at=None,
+    ) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            when = utc(created_at) if created_at is not None else self._clock
+            comment = self.store.add_comment(
+                issue, body, self.store.user(user, user_type), association, when
+            )
+            return shapes.issue_comment(self._view(), comment)
+
+    def add_comments(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        count: int,
+        user: str = "alice",
+        body: Callable[[int], str] = lambda i: f"comment {i}",
+        start=None,
+        step_seconds: float = 60,
+        user_type: str = "User",
+        association: str = "NONE",
+    ) -> list[int]:
+        """Add ``count`` comments fast; comment ``i`` is created at ``start + i*step_seconds``.
+
+        Without ``start`` the comments end one step before the clock (they are history),
+        but never before the issue's newest comment; if that pushes them up to the
+        clock, the clock moves one step past the last. Either way, later content is newer.
+        """
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            author = self.store.user(user, user_type)
+            step = dt.timedelta(seconds=step_seconds)
+            if start is not None:
+                first = utc(start)
+            else:
+                first = self._clock - count * step
+                if issue.comments and first <= issue.comments[-1].created_at:
+                    first = issue.comments[-1].created_at + step
+            ids = []
+            for i in range(count):
+                ids.append(
+                    self.store.add_comment(
+                        issue, body(i), author, association, utc(first + i * step)
+                    ).id
+                )
+            if start is None and count and first + (count - 1) * step >= self._clock:
+                self._clock = utc(first + count * step)
+            return ids
+
+    def edit_comment(self, comment_id: int, body: str) -> dict:
+        with self._lock:
+            comment = self.store.comments[int(comment_id)]
+            self._edit(comment, body)
+            return shapes.issue_comment(self._view(), comment)
+
+    def _edit(self, comment, body: str) -> None:
+        comment.body = body
+        comment.updated_at = self._clock
+
+    def _post_comment(self, issue, body: str, login: str):
+        author = self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
+        association = "OWNER" if author is issue.repo.owner else "NONE"
+        return self.store.add_comment(issue, body, author, association, self._clock)
+
+    def delete_comment(self, comment_id: int) -> None:
+        with self._lock:
+            self.store.delete_comment(int(comment_id))
+
+    def comment_ids(self, owner: str, name: str, number: int) -> list[int]:
+        with self._lock:
+            return [
+                c.id for c in self.store.issue_or_raise(owner, name, number).comments
+            ]
+
+    def get_comment(self, comment_id: int) -> dict:
+        with self._lock:
+            return shapes.issue_comment(
+                self._view(), self.store.comments[int(comment_id)]
+            )
+
+    # pull requests ------------------------------------------------------
+
+    def add_pull(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        title: str = "A pull request",
+        user: str = "octocat",
+        head_ref: str = "feature",
+        head_owner: str | None = None,
+        state: str = "open",
+        draft: bool = False,
+        body: str | None = None,
+        base_ref: str = "main",
+    ) -> dict:
+        """A pull request (an issue too, sharing the number). ``state``: open, closed or merged."""
+        if state not in ("open", "closed", "merged"):
+            raise ValueError("state must be open, closed or merged")
+        with self._lock:
+            repo = self.store.repo_or_raise(owner, name)
+            author = self.store.user(user)
+            issue = self.store.add_issue(
+                repo,
+                number,
+                title,
+                author,
+                "open" if state == "open" else "closed",
+                self._clock,
+                body,
+                "OWNER" if author is repo.owner else "CONTRIBUTOR",
+            )
+            head = self.store.user(head_owner) if head_owner else repo.owner
+            pull = self.store.add_pull(
+                issue, head_ref, head, base_ref, draft, state == "merged"
+            )
+            return shapes.pull_full(self._view(), pull)
+
+    def _pull_or_raise(self, owner, name, number):
+        issue = self.store.issue_or_raise(owner, name, number)
+        if issue.pull is None:
+            raise KeyError(f"{owner}/{name}#{number} is an issue, not a pull request")
+        return issue.pull
+
+    def add_review(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        user: str,
+        state: str,
+        body: str = "",
+        user_type: str = "User",
+        association: str = "MEMBER",
+        submitted_at=None,
+    ) -> dict:
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            when = utc(submitted_at) if submitted_at is not None else self._clock
+            review = self.store.add_review(
+                pull, self.store.user(user, user_type), state, body, association, when
+            )
+            return shapes.review(self._view(), review)
+
+    def add_review_thread(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        path: str,
+        line: int | None = None,
+        start_line: int | None = None,
+        is_resolved: bool = False,
+        is_outdated: bool = False,
+        viewer_can_resolve: bool = True,
+        comments: list | None = None,
+        subject_type: str | None = None,
+    ) -> dict:
+        """A review thread; each comment dict: user, body, user_type, association, created_at, review_id.
+
+        Each comment without ``review_id`` gets its own COMMENTED review with an empty body
+        (GitHub wraps inline comments so); replies point at the root (``in_reply_to_id``).
+        """
+        comments = comments or [{"user": "bob", "body": "Please look at this."}]
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            thread = self.store.add_thread(
+                pull,
+                path,
+                line,
+                start_line,
+                is_resolved,
+                is_outdated,
+                viewer_can_resolve,
+                subject_type,
+            )
+            ids = [self._thread_comment(thread, **c).id for c in comments]
+            return {
+                "id": thread.node_id,
+                "comment_ids": ids,
+                "comment_node_ids": [c.node_id for c in thread.comments],
+                "path": path,
+                "line": thread.line,
+                "is_resolved": is_resolved,
+                "is_outdated": is_outdated,
+            }
+
+    def _thread_comment(
+        self,
+        thread,
+        user: str = "bob",
+        body: str = "",
+        user_type: str = "User",
+        association: str = "MEMBER",
+        created_at=None,
+        review_id: int | None = None,
+    ):
+        author = self.store.user(user, user_type)
+        when = utc(created_at) if created_at is not None else self._clock
+        if review_id is not None:
+            review = self.store.reviews[int(review_id)]
+        else:
+            review = self.store.add_review(
+                thread.pull, author, "COMMENTED", "", association, when
+            )
+        return self.store.add_review_comment(
+            thread, author, body, association, when, review
+        )
+
+    def add_thread_comments(
+        self,
+        thread_id: str,
+        count: int,
+        user: str = "bob",
+        body: Callable[[int], str] = lambda i: f"reply {i}",
+        user_type: str = "User",
+        association: str = "MEMBER",
+        step_seconds: float = 60,
+    ) -> list[int]:
+        """Add ``count`` replies to a thread fast (one wrapping COMMENTED review for them all).
+
+        Timestamps as in ``add_comments``: history ending before the clock, after the
+        thread's newest comment.
+        """
+        with self._lock:
+            thread = self.store.nodes[thread_id]
+            author = self.store.user(user, user_type)
+            step = dt.timedelta(seconds=step_seconds)
+            first = self._clock - count * step
+            if thread.comments and first <= thread.comments[-1].created_at:
+                first = thread.comments[-1].created_at + step
+            review = self.store.add_review(
+                thread.pull,
+                author,
+                "COMMENTED",
+                "",
+                association,
+                utc(first + max(0, count - 1) * step),
+            )
+            ids = []
+            for i in range(count):
+                ids.append(
+                    self.store.add_review_comment(
+                        thread,
+                        author,
+                        body(i),
+                        association,
+                        utc(first + i * step),
+                        review,
+                    ).id
+                )
+            if count and first + (count - 1) * step >= self._clock:
+                self._clock = utc(first + count * step)
+            return ids
+
+    # ------------------------------------------------------------------ log, hooks, faults
+
+    @property
+    def requests(self) -> list[LogEntry]:
+        with self._lock:
+            return list(self._log)
+
+    def clear_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    def on_request(self, callback: Callable[[LogEntry], None]) -> None:
+        """Call ``callback(entry)`` for each request before it is served (faults included)."""
+        with self._lock:
+            self._hooks.append(callback)
+
+    def clear_hooks(self) -> None:
+        with self._lock:
+            self._hooks.clear()
+
+    def inject(
+        self,
+        method: str | None = "GET",
+        path: str = r".*",
+        times: int | None = 1,
+        status: int = 503,
+        headers: dict | None = None,
+        body=None,
+        delay: float = 0.0,
+        mode: str | None = None,
+    ) -> Fault:
+        """Answer the next ``times`` matching requests with a fault (``times=None``: forever).
+
+        ``path`` is a regex searched in the request path (no query). ``mode``: None (send
+        ``status``/``headers``/``body``), "close" (close the connection, no response),
+        "truncate" (the real response cut short: Content-Length larger than the body sent),
+        "malformed" (200 with a body that is not JSON), "delay" (wait ``delay`` s, then
+        serve normally). ``delay`` also applies before the other modes.
+        """
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        fault = Fault(
+            method=method,
+            path=re.compile(path),
+            times=times,
+            status=status,
+            headers={k.lower(): str(v) for k, v in (headers or {}).items()},
+            body=body,
+            delay=delay,
+            mode=mode,
+        )
+        with self._lock:
+            self._faults.append(fault)
+        return fault
+
+    def secondary_rate_limit(
+        self,
+        retry_after: int | None = 60,
+        times: int | None = 1,
+        method: str | None = None,
+        path: str = r".*",
+        status: int = 403,
+    ) -> Fault:
+        """GitHub's secondary rate limit answer (403/429, ``retry-after``, remaining not 0)."""
+        headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+        body = {
+            "message": "You have exceeded a secondary rate limit. Please wait a few minutes before "
+            "you try again. If you reach out to GitHub Support for help, please include "
+            "the request ID " + _request_id() + ".",
+            "documentation_url": "https://docs.github.com/free-pro-team@latest/rest/overview/"
+            "rate-limits-for-the-rest-api#about-secondary-rate-limits",
+            "status": str(status),
+        }
+        return self.inject(
+            method=method,
+            path=path,
+            times=times,
+            status=status,
+            headers=headers,
+            body=body,
+        )
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+            self._gql_faults.clear()
+
+    def inject_graphql_error(
+        self,
+        type: str = "FORBIDDEN",
+        message: str | None = None,
+        times: int | None = 1,
+        path: list | None = None,
+        status: int = 200,
+    ) -> None:
+        """Answer the next ``times`` GraphQL requests with a GitHub-typed error.
+
+        With ``path`` (response keys, e.g. ``["repository"]``; default for NOT_FOUND and
+        FORBIDDEN) the query runs, the value at ``path`` becomes null and the error names
+        it, as GitHub answers a field it refuses; without, the answer is ``{"errors": […]}``
+        only (as for RATE_LIMITED, which also sends ``x-ratelimit-remaining: 0``).
+        """
+        if path is None and type in ("NOT_FOUND", "FORBIDDEN"):
+            path = ["repository"]
+        with self._lock:
+            self._gql_faults.append(
+                GraphQLFault(
+                    type=type,
+                    message=message,
+                    times=times,
+                    path=list(path) if path else None,
+                    status=status,
+                )
+            )
+
+    # ------------------------------------------------------------------ serving (handler side)
+
+    def _take(self, queue: list, match=lambda f: True):
+        with self._lock:
+            for fault in queue:
+                if match(fault):
+                    if fault.times is not None:
+                        fault.times -= 1
+                        if fault.times <= 0:
+                            queue.remove(fault)
+                    return fault
+        return None
+
+    def _log_entry(self, entry: LogEntry) -> None:
+        with self._lock:
+            self._log.append(entry)
+            hooks = list(self._hooks)
+        for hook in hooks:
+            try:
+                hook(entry)
+            except Exception:  # noqa: BLE001  (a broken test hook is recorded and shown, not fatal)
+                self.hook_errors.append(traceback.format_exc())
+                traceback.print_exc(file=sys.stderr)
+
+    def _auth(self, headers: dict):
+        """(token, login) from Authorization, or (None, None); ("", None) for a bad token."""
+        raw = headers.get("authorization")
+        if not raw:
+            return None, None
+        scheme, _, value = raw.strip().partition(" ")
+        value = value.strip()
+        if scheme.lower() == "basic":
+            try:
+                value = b64decode(value).decode().partition(":")[2]
+            except (ValueError, UnicodeDecodeError):
+                value = ""
+        elif scheme.lower() not in ("token", "bearer"):
+            value = ""
+        login = self._tokens.get(value)
+        return (value, login) if login else ("", None)
+
+    def _serve(
+        self,
+        method: str,
+        path: str,
+        query: dict,
+        headers: dict,
+        body: bytes,
+        origin: str,
+        client_ip: str,
+    ):
+        """Answer one request: (status, headers, body bytes)."""
+        rid = _request_id()
+        base = {
+            "x-github-request-id": rid,
+            "x-github-api-version-selected": API_VERSION,
+        }
+        if not headers.get("user-agent"):
+            return (
+                403,
+                {**base, "content-type": "text/plain; charset=utf-8"},
+                UA_REQUIRED,
+            )
+        prefix = ""
+        if path == "/api/v3" or path.startswith("/api/v3/"):  # GitHub Enterprise layout
+            prefix, path = "/api/v3", path[len("/api/v3") :] or "/"
+        elif path == "/api/graphql":
+            prefix, path = "/api", "/graphql"
+        media_match = MEDIA.search(headers.get("accept", ""))
+        media = (media_match.group(1) or "raw") if media_match else "raw"
+        view = shapes.View(api=origin + prefix, html=self.html_base, media=media)
+
+        with self._lock:
+            token, login = self._auth(headers)
+            if (
+                token == ""
+            ):  # an Authorization header with a token the fake does not know
+                bucket = self._limiter.bucket(("ip", client_ip), "core")
+                doc = (
+                    "https://docs.github.com/graphql"
+                    if path == "/graphql"
+                    else rest.DOCS
+                )
+                return _error(
+                    401,
+                    "Bad credentials",
+                    doc,
+                    {**base, **_rate_headers(bucket, "core")},
+                )
+            key = ("token", token) if token else ("ip", client_ip)
+            if token:
+                base.update(
+                    {"x-oauth-scopes": "repo, read:org", "x-accepted-oauth-scopes": ""}
+                )
+            if path == "/graphql":
+                return self._serve_graphql(method, body, login, key, base, rid)
+            return self._serve_rest(
+                method, path, query, headers, body, view, token, login, key, base
+            )
+
+    def _serve_rest(
+        self, method, path, query, headers, body, view, token, login, key, base
+    ):
+        if (
+            method == "GET" and path == "/rate_limit"
+        ):  # free: it does not count against the limit
+            core = self._limiter.bucket(key, "core")
+            out = _json(shapes.rate_limit_overview(self._limiter.overview(key)))
+            return (
+                200,
+                {**base, **_rate_headers(core, "core"), **_json_headers(view.media)},
+                out,
+            )
+
+        bucket = self._limiter.bucket(key, "core")
+        if bucket.remaining <= 0:
+            return self._rate_limited(bucket, key, login, key[1], base, "core")
+
+        func, groups = rest.route(method, path)
+        req = rest.Req(
+            method=method,
+            path=path,
+            query=query,
+            headers=headers,
+            body=body,
+            api=view.api,
+            view=view,
+            token=token,
+            login=login,
+            store=self.store,
+            fake=self,
+        )
+        resp = func(req, groups) if func is not None else rest.not_found()
+        out_headers = {**base, **{k.lower(): v for k, v in resp.headers.items()}}
+        payload = b"" if resp.data is None else _json(resp.data)
+        if resp.data is not None:
+            out_headers.update(_json_headers(view.media))
+        if resp.etag and resp.status == 200:
+            etag = 'W/"' + hashlib.sha256(payload).hexdigest() + '"'
+            out_headers["etag"] = etag
+            out_headers["vary"] = (
+                "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding"
+            )
+            if _etag_matches(headers.get("if-none-match"), etag):  # a 304 costs nothing
+                out_headers.pop("content-type", None)
+                out_headers.pop("link", None)
+                out_headers.update(_rate_headers(bucket, "core"))
+                return 304, out_headers, b""
+        bucket.remaining -= 1
+        out_headers.update(_rate_headers(bucket, "core"))
+        return resp.status, out_headers, payload
+
+    def _rate_limited(self, bucket, key, login, client_ip, base, resource):
+        status = self._limiter.exceeded_status(key, resource)
+        if login:
+            message = (
+                f"API rate limit exceeded for user ID {self.store.user(login).id}."
+            )
+        else:
+            message = (
+                f"API rate limit exceeded for {client_ip}. (But here's the good news: "
+                "Authenticated requests get a higher rate limit. Check out the documentation "
+                "for more details.)"
+            )
+        return _error(
+            status, message, DOC_RATE, {**base, **_rate_headers(bucket, resource)}
+        )
+
+    def _serve_graphql(self, method, body, login, key, base, rid):
+        doc = "https://docs.github.com/graphql"
+        if method != "POST":
+            return _error(404, "Not Found", doc, base)
+        if login is None:
+            return _error(
+                401,
+                "This endpoint requires you to be authenticated.",
+                DOC_GRAPHQL_AUTH,
+                base,
+            )
+        bucket = self._limiter.bucket(key, "graphql")
+        headers = {**base, **_json_headers("raw")}
+        if bucket.remaining <= 0:
+            status = self._limiter.exceeded_status(key, "graphql")
+            message = (
+                f"API rate limit exceeded for user ID {self.store.user(login).id}."
+            )
+            headers.update(_rate_headers(bucket, "graphql"))
+            if status != 200:
+                return _error(status, message, DOC_RATE, headers)
+            return (
+                200,
+                headers,
+                _json({"errors": [{"type": "RATE_LIMITED", "message": message}]}),
+            )
+        try:
+            payload = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return _error(
+                400,
+                "Problems parsing JSON",
+                doc,
+                {**headers, **_rate_headers(bucket, "graphql")},
+            )
+        bucket.remaining -= 1
+        fault = self._take(self._gql_faults)
+        viewer = self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
+        ctx = gql.Context(self.store, self.html_base, viewer, bucket)
+        status = 200
+        if fault is None:
+            answer = gql.run(self._schema, payload, ctx)
+        else:
+            status = fault.status
+            answer = gql.run_with_fault(
+                self._schema, payload, ctx, fault, request_id=rid
+            )
+            if fault.type == "RATE_LIMITED":
+                bucket.remaining = 0
+        return status, {**headers, **_rate_headers(bucket, "graphql")}, _json(answer)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _error(status: int, message: str, doc: str, headers: dict):
+    """GitHub's error document (BasicError) as (status, headers, body)."""
+    body = {"message": message, "documentation_url": doc, "status": str(status)}
+    return status, {**headers, **_json_headers("raw")}, _json(body)
+
+
+def _request_id() -> str:
+    h = secrets.token_hex(12).upper()
+    return f"{h[0:4]}:{h[4:9]}:{h[9:15]}:{h[15:21]}:{h[21:24]}{secrets.token_hex(3).upper()}"
+
+
+def _json(data) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def _json_headers(media: str) -> dict:
+    param = "" if media == "raw" else f"param={media}; "
+    return {
+        "content-type": "application/json; charset=utf-8",
+        "x-github-media-type": f"github.v3; {param}format=json",
+    }
+
+
+def _rate_headers(bucket, resource: str) -> dict:
+    return {
+        "x-ratelimit-limit": str(bucket.limit),
+        "x-ratelimit-remaining": str(max(0, bucket.remaining)),
+        "x-ratelimit-reset": str(bucket.reset),
+        "x-ratelimit-used": str(bucket.used),
+        "x-ratelimit-resource": resource,
+    }
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    weak = etag.removeprefix("W/")
+    for candidate in header.split(","):
+        candidate = candidate.strip()
+        if candidate == "*" or (candidate.removeprefix("W/")) == weak:
+            return True
+    return False
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = (
+        True  # keep-alive connections never hold up stop() or the interpreter
+    )
+    block_on_close = False
+
+    def handle_error(self, request, client_address) -> None:
+        # A client that hung up (a timeout test, a closed keep-alive) is not a server error.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "github.com"
+    sys_version = ""
+    timeout = 60  # an idle keep-alive connection is dropped after a minute
+    fake: FakeGitHub  # set on the subclass made by FakeGitHub.start()
+
+    def version_string(self) -> str:
+        return "github.com"
+
+    def log_message(self, *args) -> None:  # the request log is fake.requests
+        pass
+
+    def do_GET(self):
+        self._handle()
+
+    do_POST = do_PATCH = do_DELETE = do_PUT = do_HEAD = do_GET
+
+    def do_CONNECT(self):
+        # HTTPS through the proxy is not offered: gh uses plain http for github.localhost.
+        self.send_response(405)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("transfer-encoding", "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _handle(self) -> None:
+        fake = self.fake
+        target = self.path
+        if target.startswith(
+            ("http://", "https://")
+        ):  # absolute-form: a client using us as its proxy
+            parts = urlsplit(target)
+            origin = f"{parts.scheme}://{parts.netloc}"
+            path, query_string = parts.path or "/", parts.query
+        else:
+            host = self.headers.get("host")
+            origin = f"http://{host}" if host else fake.url
+            path, _, query_string = target.partition("?")
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        body = self._read_body()
+        entry = LogEntry(
+            method=self.command,
+            path=path,
+            query=dict(parse_qsl(query_string, keep_blank_values=True)),
+            headers=headers,
+            body=body,
+            target=target,
+            origin=origin,
+        )
+        fake._log_entry(entry)
+
+        fault = fake._take(fake._faults, lambda f: f.matches(self.command, path))
+        if fault is not None and fault.delay:
+            time.sleep(fault.delay)
+        if fault is not None and fault.mode in ("close",):
+            entry.fault = "close"
+            self.close_connection = True
+            return
+        if fault is not None and fault.mode is None:
+            entry.fault = "status"
+            body_out = fault.body
+            if body_out is None:
+                phrase = (
+                    HTTPStatus(fault.status).phrase
+                    if fault.status in HTTPStatus._value2member_map_
+                    else ""
+                )
+                body_out = {
+                    "message": phrase,
+                    "documentation_url": "https://docs.github.com/rest",
+                    "status": str(fault.status),
+                }
+            if isinstance(body_out, (dict, list)):
+                raw = _json(body_out)
+                out_headers = {"content-type": "application/json; charset=utf-8"}
+            else:
+                raw = (
+                    body_out.encode() if isinstance(body_out, str) else bytes(body_out)
+                )
+                out_headers = {"content-type": "text/plain; charset=utf-8"}
+            out_headers.update({"x-github-request-id": _request_id()})
+            out_headers.update(fault.headers)
+            self._send(entry, fault.status, out_headers, raw)
+            return
+        if fault is not None and fault.mode == "malformed":
+            entry.fault = "malformed"
+            raw = (
+                fault.body
+                if fault.body is not None
+                else b'{"message": "this response is cut'
+            )
+            raw = raw.encode() if isinstance(raw, str) else raw
+            out_headers = {
+                "content-type": "application/json; charset=utf-8",
+                "x-github-request-id": _request_id(),
+            }
+            out_headers.update(fault.headers)
+            self._send(entry, 200, out_headers, raw)
+            return
+
+        try:
+            status, out_headers, raw = fake._serve(
+                self.command,
+                path,
+                entry.query,
+                headers,
+                body,
+                origin,
+                self.client_address[0],
+            )
+        except Exception:  # noqa: BLE001  (a fake bug answers 500 and shows the traceback)
+            traceback.print_exc(file=sys.stderr)
+            status, out_headers, raw = (
+                500,
+                {"content-type": "application/json; charset=utf-8"},
+                _json({"message": "Server Error (fake GitHub bug; see stderr)"}),
+            )
+        if fault is not None and fault.mode == "truncate":
+            entry.fault = "truncate"
+            out_headers = {**out_headers, **fault.headers}
+            self._send(entry, status, out_headers, raw, truncate=True)
+            return
+        if fault is not None:
+            entry.fault = fault.mode
+        self._send(entry, status, out_headers, raw)
+
+    def _send(
+        self,
+        entry: LogEntry,
+        status: int,
+        headers: dict,
+        body: bytes,
+        truncate: bool = False,
+    ) -> None:
+        entry.status = status
+        entry.response_headers = {k.lower(): str(v) for k, v in headers.items()}
+        entry.response_body = body
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if status not in (204, 304):
+            declared = max(len(body), 16) if truncate else len(body)
+            self.send_header("content-length", str(declared))
+            entry.response_headers["content-length"] = str(declared)
+        self.end_headers()
+        if self.command != "HEAD" and status not in (204, 304):
+            self.wfile.write(body[: len(body) // 2] if truncate else body)
+        self.wfile.flush()
+        if truncate:
+            self.close_connection = True

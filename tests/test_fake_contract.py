@@ -1,0 +1,506 @@
+"""The fake GitHub against GitHub's own contract.
+
+- every REST body is validated with githubkit's models (generated from GitHub's OpenAPI
+  description), so no field the clients rely on is missing or mistyped;
+- the responses recorded from api.github.com (``../shared/github/recorded``) are replayed
+  against the fake: same top-level keys per item (the fake may only add fields GitHub's
+  current OpenAPI description has), same header names, same ``Link`` format;
+- the fake's GraphQL subset schema is checked against GitHub's published schema
+  (``../shared/github/schema.graphql``): every type, field, argument, default, enum value
+  and deprecation identical.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import requests
+
+githubkit_compat = pytest.importorskip(
+    "githubkit.compat", reason="githubkit (requirements-dev.txt) is needed"
+)
+models = pytest.importorskip(
+    "githubkit_schemas.v2022_11_28.models",
+    reason="githubkit-schemas[2022-11-28] (requirements-dev.txt) is needed",
+)
+graphql = pytest.importorskip(
+    "graphql", reason="graphql-core (requirements-dev.txt) is needed"
+)
+
+from graphql import (
+    GraphQLEnumType,
+    GraphQLInputObjectType,
+    GraphQLInterfaceType,
+    GraphQLObjectType,
+    GraphQLScalarType,
+    GraphQLUnionType,
+    Undefined,
+    build_schema,
+    parse,
+    validate,
+)
+
+from tests.fakegithub.gql import SCHEMA_PATH
+
+validate_model = githubkit_compat.type_validate_python
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "github"
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "schema.graphql").is_file(),
+    reason=f"GitHub reference data not found at {SHARED} (the shared/ folder beside the repository); "
+    "it is present in CI and on the developers' machines, not in a fresh clone",
+)
+
+TOKEN = "contract-token"
+O, R = "sigmavirus24", "github3.py"
+FULL = "application/vnd.github.full+json"
+
+
+@pytest.fixture
+def gh(fake):
+    """A populated fake and a GET helper (authenticated, with a User-Agent)."""
+    fake.add_token(TOKEN, login="octocat")
+    fake.add_repo(O, R)
+    fake.add_issue(O, R, 187, title="An issue", body="Some *text*.")
+    fake.add_comments(O, R, 187, 3)
+    fake.add_comment(O, R, 187, "from a bot", user="dependabot", user_type="Bot")
+    for number in (235, 671):
+        fake.add_pull(
+            O, R, number, body="A PR body.", head_owner="contributor", head_ref="fix"
+        )
+        fake.add_comments(O, R, number, 2, association="MEMBER")
+        fake.add_review_thread(
+            O,
+            R,
+            number,
+            "src/a.py",
+            line=12,
+            start_line=10,
+            comments=[
+                {"user": "bob", "body": "root"},
+                {"user": "alice", "body": "reply", "association": "OWNER"},
+            ],
+        )
+        fake.add_review_thread(
+            O,
+            R,
+            number,
+            "src/b.py",
+            line=3,
+            is_outdated=True,
+            comments=[
+                {
+                    "user": "copilot-pull-request-reviewer",
+                    "user_type": "Bot",
+                    "body": "bot note",
+                    "association": "NONE",
+                }
+            ],
+        )
+        fake.add_review(O, R, number, "carol", "APPROVED", body="LGTM")
+        fake.add_review(O, R, number, "dave", "CHANGES_REQUESTED", body="")
+    session = requests.Session()
+    session.headers.update(
+        {
+            "User-Agent": "contract-test",
+            "Authorization": f"token {TOKEN}",
+            "Accept": "application/vnd.github+json",
+        }
+    )
+
+    def get(path, **kw):
+        return session.get(fake.url + path, timeout=10, **kw)
+
+    get.session = session
+    return get
+
+
+def check(model_name: str, data, many: bool = False):
+    model = getattr(models, model_name)
+    validate_model(list[model] if many else model, data)
+
+
+# --------------------------------------------------------------------------- REST models
+
+
+@pytest.mark.parametrize("accept", ["application/vnd.github+json", FULL])
+def test_issue_comment_list_matches_issuecomment_model(gh, accept):
+    for number in (187, 235):
+        r = gh(f"/repos/{O}/{R}/issues/{number}/comments", headers={"Accept": accept})
+        assert r.status_code == 200
+        check("IssueComment", r.json(), many=True)
+
+
+def test_issue_comment_writes_and_single_read_match_issuecomment_model(gh, fake):
+    s = gh.session
+    created = s.post(
+        f"{fake.url}/repos/{O}/{R}/issues/187/comments",
+        json={"body": "new"},
+        timeout=10,
+    )
+    assert created.status_code == 201
+    check("IssueComment", created.json())
+    cid = created.json()["id"]
+    check("IssueComment", gh(f"/repos/{O}/{R}/issues/comments/{cid}").json())
+    patched = s.patch(
+        f"{fake.url}/repos/{O}/{R}/issues/comments/{cid}",
+        json={"body": "edited"},
+        timeout=10,
+    )
+    assert patched.status_code == 200
+    check("IssueComment", patched.json())
+
+
+def test_issue_and_pull_issue_match_issue_model(gh):
+    for number in (187, 235):
+        r = gh(f"/repos/{O}/{R}/issues/{number}")
+        check("Issue", r.json())
+    assert "pull_request" in gh(f"/repos/{O}/{R}/issues/235").json()
+
+
+def test_repository_matches_fullrepository_model(gh, fake):
+    check("FullRepository", gh(f"/repos/{O}/{R}").json())
+    repo_id = gh(f"/repos/{O}/{R}").json()["id"]
+    check("FullRepository", gh(f"/repositories/{repo_id}").json())
+
+
+def test_pull_request_matches_pullrequest_model(gh):
+    check("PullRequest", gh(f"/repos/{O}/{R}/pulls/235").json())
+    check(
+        "PullRequest", gh(f"/repos/{O}/{R}/pulls/235", headers={"Accept": FULL}).json()
+    )
+
+
+def test_pull_list_matches_pullrequestsimple_model(gh):
+    r = gh(f"/repos/{O}/{R}/pulls", params={"state": "open", "head": "contributor:fix"})
+    assert len(r.json()) == 2
+    check("PullRequestSimple", r.json(), many=True)
+
+
+def test_review_comments_match_pullrequestreviewcomment_model(gh):
+    for accept in ("application/vnd.github+json", FULL):
+        r = gh(f"/repos/{O}/{R}/pulls/235/comments", headers={"Accept": accept})
+        assert len(r.json()) == 3
+        check("PullRequestReviewComment", r.json(), many=True)
+    cid = r.json()[0]["id"]
+    check("PullRequestReviewComment", gh(f"/repos/{O}/{R}/pulls/comments/{cid}").json())
+
+
+def test_reviews_match_pullrequestreview_model(gh):
+    r = gh(f"/repos/{O}/{R}/pulls/671/reviews")
+    assert [x["state"] for x in r.json()] == [
+        "COMMENTED",
+        "COMMENTED",
+        "COMMENTED",
+        "APPROVED",
+        "CHANGES_REQUESTED",
+    ]
+    check("PullRequestReview", r.json(), many=True)
+
+
+def test_rate_limit_matches_ratelimitoverview_model(gh):
+    check("RateLimitOverview", gh("/rate_limit").json())
+
+
+def test_errors_match_basicerror_and_validationerror_models(gh, fake):
+    missing = gh(f"/repos/{O}/nope/issues/1/comments")
+    assert missing.status_code == 404
+    check("BasicError", missing.json())
+    bad = requests.get(
+        f"{fake.url}/repos/{O}/{R}",
+        headers={"User-Agent": "t", "Authorization": "token wrong"},
+        timeout=10,
+    )
+    assert bad.status_code == 401
+    check("BasicError", bad.json())
+    invalid = gh.session.post(
+        f"{fake.url}/repos/{O}/{R}/issues/187/comments", json={"body": ""}, timeout=10
+    )
+    assert invalid.status_code == 422
+    check("ValidationError", invalid.json())
+
+
+# --------------------------------------------------------------------------- recorded responses
+
+RECORDED = sorted(SHARED.glob("recorded/*.json")) if SHARED.is_dir() else []
+
+# The model a recorded body is an instance of, by the path it was requested at.
+RECORDED_MODELS = [
+    (re.compile(r"/issues/\d+$"), "Issue"),
+    (re.compile(r"/issues/\d+/comments$"), "IssueComment"),
+    (re.compile(r"/pulls/\d+$"), "PullRequest"),
+    (re.compile(r"/pulls/\d+/comments$"), "PullRequestReviewComment"),
+    (re.compile(r"/pulls/\d+/reviews$"), "PullRequestReview"),
+]
+
+
+def _model_fields(name: str) -> set:
+    model = getattr(models, name)
+    return {f.alias or k for k, f in model.model_fields.items()}
+
+
+def _nested_keys_missing(recorded, got, where=""):
+    """Keys the recording has that the fake lacks, at any depth (dicts and first list items)."""
+    missing = []
+    if isinstance(recorded, dict) and isinstance(got, dict):
+        missing += [f"{where}.{k}" for k in recorded if k not in got]
+        for k in recorded:
+            if k in got:
+                missing += _nested_keys_missing(recorded[k], got[k], f"{where}.{k}")
+    elif isinstance(recorded, list) and isinstance(got, list) and recorded and got:
+        missing += _nested_keys_missing(recorded[0], got[0], f"{where}[0]")
+    return missing
+
+
+def _headers(recorded: dict) -> dict:
+    return {
+        k.lower(): (v[0] if isinstance(v, list) else v) for k, v in recorded.items()
+    }
+
+
+@needs_shared
+@pytest.mark.parametrize("recording", RECORDED, ids=lambda p: p.stem)
+def test_recorded_github_response_has_the_same_shape_as_the_fake(gh, fake, recording):
+    rec = json.loads(recording.read_text())
+    uri = rec["request"]["uri"]
+    path_query = re.sub(r"^https://api\.github\.com", "", uri)
+    model_name = next(
+        m for pattern, m in RECORDED_MODELS if pattern.search(path_query.split("?")[0])
+    )
+    media = _headers(rec["headers"]).get("x-github-media-type", "")
+    accept = FULL if "param=full" in media else "application/vnd.github+json"
+
+    r = gh(path_query, headers={"Accept": accept})
+    assert r.status_code == rec["status"]["code"]
+    body, recorded = r.json(), rec["body"]
+    items = (
+        list(zip(recorded, body)) if isinstance(recorded, list) else [(recorded, body)]
+    )
+    assert items, "the fake must return items for the recorded request"
+    allowed_extra = _model_fields(model_name)
+    for rec_item, item in items:
+        assert set(rec_item) <= set(item), (
+            f"fake lacks {sorted(set(rec_item) - set(item))}"
+        )
+        extra = set(item) - set(rec_item)
+        assert extra <= allowed_extra, (
+            f"fake adds keys GitHub's {model_name} does not have: {extra - allowed_extra}"
+        )
+        assert _nested_keys_missing(rec_item, item) == []
+    # GitHub's header names for caching and rate limits, and its media type echo.
+    rec_headers, got = (
+        _headers(rec["headers"]),
+        {k.lower(): v for k, v in r.headers.items()},
+    )
+    for name in (
+        "content-type",
+        "etag",
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+        "x-github-media-type",
+    ):
+        assert name in rec_headers and name in got, name
+    assert got["content-type"] == rec_headers["content-type"]
+    assert re.fullmatch(r'W/"[0-9a-f]{32,64}"', rec_headers["etag"])
+    assert re.fullmatch(r'W/"[0-9a-f]{64}"', got["etag"])
+    assert got["x-github-media-type"] == rec_headers["x-github-media-type"]
+    for name in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"):
+        assert got[name].isdigit() and rec_headers[name].isdigit()
+
+
+# GitHub's documented Link header ("Using pagination in the REST API"), a middle page.
+GITHUB_LINK_EXAMPLE = (
+    '<https://api.github.com/repositories/1300192/issues?page=2>; rel="prev", '
+    '<https://api.github.com/repositories/1300192/issues?page=4>; rel="next", '
+    '<https://api.github.com/repositories/1300192/issues?page=515>; rel="last", '
+    '<https://api.github.com/repositories/1300192/issues?page=1>; rel="first"'
+)
+LINK_PART = re.compile(r'<(?P<url>[^>]+)>; rel="(?P<rel>[a-z]+)"')
+
+
+def _link_parts(header: str):
+    parts = header.split(", ")
+    parsed = [LINK_PART.fullmatch(p) for p in parts]
+    assert all(parsed), header
+    return [(m["url"], m["rel"]) for m in parsed]
+
+
+def test_link_header_has_githubs_format_and_rel_order(gh, fake):
+    fake.add_comments(O, R, 187, 10)  # 14 comments: 5 pages of 3
+    r = gh(f"/repos/{O}/{R}/issues/187/comments", params={"per_page": "3", "page": "3"})
+    ours = _link_parts(r.headers["Link"])
+    theirs = _link_parts(GITHUB_LINK_EXAMPLE)
+    assert [rel for _, rel in ours] == [rel for _, rel in theirs]
+    repo_id = gh(f"/repos/{O}/{R}").json()["id"]
+    assert [url for url, _ in ours] == [
+        f"{fake.url}/repositories/{repo_id}/issues/187/comments?page={k}&per_page=3"
+        for k in (2, 4, 5, 1)
+    ]
+
+
+# --------------------------------------------------------------------------- GraphQL schema
+
+
+@pytest.fixture(scope="session")
+def github_schema():
+    if not (SHARED / "schema.graphql").is_file():
+        pytest.skip(f"GitHub's GraphQL schema not found at {SHARED / 'schema.graphql'}")
+    sdl = (SHARED / "schema.graphql").read_text(encoding="utf-8")
+    return build_schema(sdl, assume_valid=True, assume_valid_sdl=True)
+
+
+@pytest.fixture(scope="session")
+def subset_schema():
+    return build_schema(
+        SCHEMA_PATH.read_text(encoding="utf-8")
+    )  # strictly valid on its own
+
+
+def _kind(t) -> str:
+    for cls in (
+        GraphQLObjectType,
+        GraphQLInterfaceType,
+        GraphQLEnumType,
+        GraphQLScalarType,
+        GraphQLUnionType,
+        GraphQLInputObjectType,
+    ):
+        if isinstance(t, cls):
+            return cls.__name__
+    return type(t).__name__
+
+
+def _own_types(schema):
+    return {
+        n: t
+        for n, t in schema.type_map.items()
+        if not n.startswith("__")
+        and n not in ("String", "Int", "Float", "Boolean", "ID")
+    }
+
+
+@needs_shared
+def test_subset_schema_types_exist_in_github_schema_with_the_same_kind(
+    subset_schema, github_schema
+):
+    for name, t in _own_types(subset_schema).items():
+        assert name in github_schema.type_map, f"{name} is not a GitHub type"
+        assert _kind(github_schema.type_map[name]) == _kind(t), name
+        if isinstance(t, (GraphQLObjectType, GraphQLInterfaceType)):
+            theirs = {i.name for i in github_schema.type_map[name].interfaces}
+            assert {i.name for i in t.interfaces} <= theirs, name
+
+
+@needs_shared
+def test_subset_schema_fields_and_arguments_match_github_exactly(
+    subset_schema, github_schema
+):
+    checked = 0
+    for name, t in _own_types(subset_schema).items():
+        if not isinstance(t, (GraphQLObjectType, GraphQLInterfaceType)):
+            continue
+        real_type = github_schema.type_map[name]
+        for field_name, field in t.fields.items():
+            where = f"{name}.{field_name}"
+            assert field_name in real_type.fields, f"{where} is not a GitHub field"
+            real = real_type.fields[field_name]
+            assert str(field.type) == str(real.type), (
+                f"{where}: {field.type} != GitHub's {real.type}"
+            )
+            assert field.deprecation_reason == real.deprecation_reason, where
+            for arg_name, arg in field.args.items():
+                assert arg_name in real.args, (
+                    f"{where}({arg_name}) is not a GitHub argument"
+                )
+                real_arg = real.args[arg_name]
+                assert str(arg.type) == str(real_arg.type), f"{where}({arg_name})"
+                assert arg.default_value == real_arg.default_value, (
+                    f"{where}({arg_name}) default"
+                )
+                assert arg.deprecation_reason == real_arg.deprecation_reason, (
+                    f"{where}({arg_name})"
+                )
+            required = {
+                a
+                for a, v in real.args.items()
+                if str(v.type).endswith("!") and v.default_value is Undefined
+            }
+            assert required <= set(field.args), (
+                f"{where} omits GitHub's required arguments {required}"
+            )
+            checked += 1
+    assert checked > 100
+
+
+@needs_shared
+def test_subset_schema_enums_have_githubs_values_and_deprecations(
+    subset_schema, github_schema
+):
+    for name, t in _own_types(subset_schema).items():
+        if isinstance(t, GraphQLEnumType):
+            real = github_schema.type_map[name]
+            assert set(t.values) == set(real.values), name
+            for value, v in t.values.items():
+                assert v.deprecation_reason == real.values[value].deprecation_reason, (
+                    f"{name}.{value}"
+                )
+
+
+CLIENT_QUERIES = {
+    "threads": """
+      query($owner: String!, $name: String!, $number: Int!, $after: String) {
+        repository(owner: $owner, name: $name) {
+          pullRequest(number: $number) {
+            id number title state url headRefName
+            reviewThreads(first: 100, after: $after) {
+              totalCount
+              pageInfo { hasNextPage endCursor hasPreviousPage startCursor }
+              nodes {
+                id isResolved isOutdated isCollapsed viewerCanResolve viewerCanUnresolve viewerCanReply
+                path line startLine originalLine originalStartLine diffSide subjectType
+                comments(first: 100) {
+                  totalCount
+                  pageInfo { hasNextPage endCursor }
+                  nodes {
+                    id fullDatabaseId databaseId url body createdAt updatedAt lastEditedAt
+                    author { __typename login }
+                    authorAssociation path line originalLine startLine originalStartLine
+                    position originalPosition outdated diffHunk
+                    replyTo { fullDatabaseId }
+                    pullRequestReview { id databaseId fullDatabaseId state }
+                  }
+                }
+              }
+            }
+          }
+        }
+        rateLimit { limit cost remaining resetAt used }
+      }""",
+    "thread_comments_by_node": """
+      query($id: ID!, $after: String) {
+        node(id: $id) {
+          ... on PullRequestReviewThread {
+            id
+            comments(first: 100, after: $after) {
+              pageInfo { hasNextPage endCursor }
+              edges { cursor node { fullDatabaseId body author { login } } }
+            }
+          }
+        }
+      }""",
+    "viewer": "{ viewer { login } }",
+}
+
+
+@needs_shared
+@pytest.mark.parametrize("name", sorted(CLIENT_QUERIES))
+def test_queries_the_fake_serves_are_valid_against_githubs_schema(
+    github_schema, subset_schema, name
+):
+    document = parse(CLIENT_QUERIES[name])
+    assert validate(github_schema, document) == []
+    assert validate(subset_schema, document) == []
