@@ -31,6 +31,7 @@ from ghcomments.cli import (  # noqa: F401
 )
 from ghcomments.errors import UsageError  # noqa: F401
 from ghcomments.monitor import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Monitor, Options
+from ghcomments.pr import get_pr_comments  # noqa: F401  (re-exported)
 from ghcomments.render import monitor_summary
 
 Result = Tuple[Dict[str, Any], Any]
@@ -90,4 +91,4 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
 
 __all__ = ["Context", "DEFAULT_LIMIT", "DEFAULT_MAX_PAGES", "UsageError", "add_connection_args",
            "add_output_args", "add_repo_args", "add_state_args", "check_issue_updates",
-           "comment_id_arg", "get_latest_comments", "make_parser", "positive_int", "run"]
+           "comment_id_arg", "get_latest_comments", "get_pr_comments", "make_parser", "positive_int", "run"]

@@ -1,0 +1,614 @@
+#!/usr/bin/env bash
+#
+# CLI fallback for pull-request review feedback: bash + gh + jq + git, REST only, read-only.
+# Prints the normalised comments of one pull request (CONTRACT section 7) as JSON or a summary.
+
+set -euo pipefail
+
+readonly PROG="get-pr-comments.sh"
+readonly RESOLUTION_NOTE="review thread resolution state is unavailable through the REST fallback: reviewThreads is empty and resolved comments are included"
+
+tmp=''
+
+usage() {
+  cat <<'EOF'
+Usage: get-pr-comments.sh [--owner OWNER --repo NAME | --repo OWNER/NAME] --pr NUMBER
+                          [--format summary|json] [--file PATH] [--author LOGIN]
+                          [--include-system]
+
+Read-only CLI fallback for pull-request review feedback. Needs only bash, gh, jq and git; reads
+GitHub's REST API through `gh api --paginate` (GET only) and never changes the pull request.
+
+Options:
+  --owner OWNER        repository owner (with --repo NAME)
+  --repo NAME          repository name, or OWNER/NAME. Without --owner/--repo both come from
+                       `git remote get-url origin` in the current directory (https or ssh form)
+  --pr NUMBER          pull request number (required)
+  --format FORMAT      summary (default) or json
+  --file PATH          keep only inline review comments on PATH (timeline items have no file
+                       and are left as they are; `limitations` says so)
+  --author LOGIN       keep only comments by LOGIN (case-insensitive; a bot matches with or
+                       without its [bot] suffix)
+  --include-system     keep system events: issue comments by bots and COMMENTED reviews with
+                       an empty body (the wrappers of inline comments)
+  -h, --help           show this help
+
+gh chooses the token itself. The host is GH_HOST when set, else the host of the origin remote
+when the repository comes from it, else github.com; login is checked first with
+`gh auth token --hostname HOST` (which prints nothing here and sends no request).
+
+Output (json): repository, pullRequest, title, state (OPEN/CLOSED/MERGED), url, retrievedAt,
+refreshed (always true), reviewThreads (always [] here: REST has no resolution state),
+reviewComments (inline comments), timelineComments (reviews and issue comments), limitations.
+gh rewrites control characters in bodies into caret notation (ESC becomes ^[): bodies holding
+such sequences are listed in `limitations`, and their bodyChars/hiddenCharacters describe the
+text as gh returned it.
+
+Examples:
+  get-pr-comments.sh --owner octo --repo hello --pr 7
+  get-pr-comments.sh --repo octo/hello --pr 7 --format json
+  get-pr-comments.sh --pr 7 --file src/app.py --author alice     # repository from origin
+  GH_HOST=ghe.example.com get-pr-comments.sh --repo team/api --pr 12 --include-system
+
+Exit codes (an error also prints {"error": {code, message, status, retry_after_seconds}} on
+stdout and one line on stderr):
+  0  success
+  2  usage: bad or missing arguments, or a required tool (gh, jq; git when the repository
+     must be read from the origin remote) is not installed
+  3  auth: gh is not logged in to the host, 401, or a 403 that is not a rate limit
+  4  not_found: repository or pull request missing, or invisible to the gh login
+  5  rate_limited: primary or secondary rate limit (retry_after_seconds when known)
+  6  network/server: connection failure, 5xx (502/503/504 and connection failures are tried
+     3 times), malformed response
+EOF
+}
+
+err() {
+  printf '%s: %s\n' "${PROG}" "$*" >&2
+}
+
+# A JSON string literal of $1 (pure bash: error reports must work without jq).
+json_string() {
+  local s="$1"
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//[[:cntrl:]]/ }
+  printf '"%s"' "${s}"
+}
+
+# Report an error as the contract says and exit.
+# Arguments: exit code, code, message, [HTTP status], [retry-after seconds]
+die() {
+  local exit_code="$1" code="$2" message="$3" status="${4:-}" retry="${5:-}"
+  local status_json="null" retry_json="null"
+  [[ "${status}" =~ ^[0-9]+$ ]] && status_json="${status}"
+  [[ "${retry}" =~ ^[0-9]+$ ]] && retry_json="${retry}"
+  printf '{"error": {"code": %s, "message": %s, "status": %s, "retry_after_seconds": %s}}\n' \
+    "$(json_string "${code}")" "$(json_string "${message}")" "${status_json}" "${retry_json}"
+  err "${message//[[:cntrl:]]/ }"
+  exit "${exit_code}"
+}
+
+usage_error() {
+  die 2 usage "$1 (see --help)"
+}
+
+# --------------------------------------------------------------------------- arguments
+
+OWNER=''
+REPO=''
+PR=''
+FORMAT='summary'
+FILE_FILTER=''
+FILE_SET=0
+AUTHOR_FILTER=''
+INCLUDE_SYSTEM=0
+HOST=''
+
+# Value of an option given as `--flag VALUE`; $1 flag, $2 argument count left, $3 next word.
+need_value() {
+  if [ "$2" -lt 2 ]; then
+    usage_error "option $1 needs a value"
+  fi
+  case "$3" in
+    --*) usage_error "option $1 needs a value, got option $3" ;;
+  esac
+}
+
+parse_args() {
+  local flag value
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -h | --help)
+        usage
+        exit 0
+        ;;
+      --include-system)
+        INCLUDE_SYSTEM=1
+        shift
+        ;;
+      --owner=* | --repo=* | --pr=* | --format=* | --file=* | --author=*)
+        flag="${1%%=*}"
+        value="${1#*=}"
+        shift
+        set -- "${flag}" "${value}" "$@"
+        ;;
+      --owner | --repo | --pr | --format | --file | --author)
+        need_value "$1" "$#" "${2:-}"
+        case "$1" in
+          --owner) OWNER="$2" ;;
+          --repo) REPO="$2" ;;
+          --pr) PR="$2" ;;
+          --format) FORMAT="$2" ;;
+          --file)
+            FILE_FILTER="$2"
+            FILE_SET=1
+            ;;
+          --author) AUTHOR_FILTER="$2" ;;
+        esac
+        shift 2
+        ;;
+      -*)
+        usage_error "unrecognized flag: $1"
+        ;;
+      *)
+        usage_error "unexpected argument: $1"
+        ;;
+    esac
+  done
+
+  case "${FORMAT}" in
+    summary | json) ;;
+    *) usage_error "--format must be summary or json, not '${FORMAT}'" ;;
+  esac
+  if [ -z "${PR}" ]; then
+    usage_error "missing --pr NUMBER (this fallback has no --active)"
+  fi
+  if ! [[ "${PR}" =~ ^[1-9][0-9]{0,9}$ ]]; then
+    usage_error "--pr must be a positive integer, not '${PR}'"
+  fi
+  if [ "${FILE_SET}" -eq 1 ] && [ -z "${FILE_FILTER}" ]; then
+    usage_error "--file needs a non-empty path"
+  fi
+  if [[ "${REPO}" == */* ]]; then
+    if [ -n "${OWNER}" ] && [ "${OWNER}" != "${REPO%%/*}" ]; then
+      usage_error "--owner ${OWNER} conflicts with --repo ${REPO}"
+    fi
+    OWNER="${REPO%%/*}"
+    REPO="${REPO#*/}"
+  elif [ -n "${REPO}" ] && [ -z "${OWNER}" ]; then
+    usage_error "--repo ${REPO} needs --owner OWNER (or pass --repo OWNER/NAME)"
+  elif [ -z "${REPO}" ] && [ -n "${OWNER}" ]; then
+    usage_error "--owner ${OWNER} needs --repo NAME"
+  fi
+}
+
+# GitHub's rules for owner and repository names (CONTRACT section 3).
+check_names() {
+  if ! [[ "${OWNER}" =~ ^[A-Za-z0-9]([A-Za-z0-9]|-[A-Za-z0-9]){0,38}$ ]]; then
+    usage_error "invalid owner '${OWNER}'"
+  fi
+  if ! [[ "${REPO}" =~ ^[A-Za-z0-9._-]{1,100}$ ]] || [ "${REPO}" = "." ] \
+    || [ "${REPO}" = ".." ]; then
+    usage_error "invalid repository name '${REPO}'"
+  fi
+}
+
+require_tool() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    usage_error "$1 is not installed; this fallback needs bash, gh, jq and git ($2)"
+  fi
+}
+
+# Owner, name and host from `git remote get-url origin` (https, ssh and scp-like forms).
+repo_from_remote() {
+  local url
+  require_tool git "or pass --repo OWNER/NAME"
+  if ! url="$(git remote get-url origin 2>/dev/null)" || [ -z "${url}" ]; then
+    usage_error "missing --owner/--repo: no git remote 'origin' in ${PWD} to take them from"
+  fi
+  url="${url%/}"
+  if [[ "${url}" =~ ^(https?|ssh|git)://([^@/]+@)?([^/:]+)(:[0-9]+)?/([^/]+)/([^/]+)$ ]]; then
+    HOST="${BASH_REMATCH[3]}"
+    OWNER="${BASH_REMATCH[5]}"
+    REPO="${BASH_REMATCH[6]}"
+  elif [[ "${url}" =~ ^([^@/]+@)?([^/:]+):([^/]+)/([^/]+)$ ]]; then
+    HOST="${BASH_REMATCH[2]}"
+    OWNER="${BASH_REMATCH[3]}"
+    REPO="${BASH_REMATCH[4]}"
+  else
+    usage_error "missing --owner/--repo: cannot read OWNER/NAME from origin '${url}'"
+  fi
+  REPO="${REPO%/}"
+  REPO="${REPO%.git}"
+  if [ "${HOST}" = ssh.github.com ]; then  # SSH over port 443
+    HOST=github.com
+  fi
+}
+
+# --------------------------------------------------------------------------- gh api
+
+# Filled by gh_get when a request fails.
+FAIL_EXIT=0
+FAIL_CODE=''
+FAIL_MESSAGE=''
+FAIL_STATUS=''
+FAIL_RETRY=''
+
+# Split `gh api -i` output ($1): bodies of every page to $2 (one JSON document a line), the
+# headers of the last response to $3, the last body alone to $4; prints the last HTTP status.
+split_response() {
+  local raw="$1" bodies="$2" headers="$3" last="$4"
+  local line state=start status=''
+  : >"${bodies}"
+  : >"${headers}"
+  : >"${last}"
+  while IFS= read -r line || [ -n "${line}" ]; do
+    if [ "${state}" != headers ]; then
+      case "${line}" in
+        HTTP/[0-9]*\ [0-9][0-9][0-9]*)
+          status="${line#* }"
+          status="${status%% *}"
+          status="${status%$'\r'}"
+          state=headers
+          : >"${headers}"
+          : >"${last}"
+          continue
+          ;;
+      esac
+    fi
+    case "${state}" in
+      headers)
+        line="${line%$'\r'}"
+        if [ -z "${line}" ]; then
+          state=body
+        else
+          printf '%s\n' "${line}" >>"${headers}"
+        fi
+        ;;
+      body)
+        printf '%s\n' "${line}" >>"${bodies}"
+        printf '%s\n' "${line}" >>"${last}"
+        ;;
+    esac
+  done <"${raw}"
+  printf '%s' "${status}"
+}
+
+# Value of header $2 (any case) in headers file $1, or nothing.
+header_value() {
+  local file="$1" want="$2" line name value=''
+  while IFS= read -r line; do
+    name="${line%%:*}"
+    if shopt -s nocasematch && [[ "${name}" == "${want}" ]]; then
+      value="${line#*:}"
+      value="${value# }"
+      break
+    fi
+  done <"${file}"
+  shopt -u nocasematch
+  printf '%s' "${value}"
+}
+
+# The last line of file $1, or nothing.
+last_line() {
+  local line last=''
+  while IFS= read -r line || [ -n "${line}" ]; do
+    [ -n "${line}" ] && last="${line}"
+  done <"$1"
+  printf '%s' "${last}"
+}
+
+# Turn a failed response into FAIL_* (exit code, code, message, status, retry-after).
+# Arguments: API path, HTTP status (may be empty), headers file, last body file, stderr file,
+# gh's exit status.
+classify_failure() {
+  local path="$1" status="$2" headers="$3" body="$4" errfile="$5" gh_rc="$6"
+  local message gh_text remaining retry_after reset now
+  message="$(jq -rs '[.[] | objects | .message | strings][0] // empty' "${body}" \
+    2>/dev/null || true)"
+  gh_text="$(last_line "${errfile}")"
+  if [ -z "${status}" ] && [[ "${gh_text}" =~ \(HTTP\ ([0-9]{3})\)$ ]]; then
+    status="${BASH_REMATCH[1]}"  # no response headers seen: gh's error text names the status
+  fi
+  if [ -z "${message}" ]; then
+    message="${gh_text#gh: }"
+  fi
+  [ -n "${message}" ] || message="gh api exited with status ${gh_rc}"
+  FAIL_STATUS="${status}"
+  FAIL_RETRY=''
+  FAIL_MESSAGE="GET ${path}: ${message}"
+  case "${status}" in
+    '' | 2??)
+      FAIL_EXIT=6
+      FAIL_CODE=network
+      FAIL_STATUS=''
+      if [ "${gh_rc}" -eq 4 ]; then  # gh's own "not logged in" exit status
+        FAIL_EXIT=3
+        FAIL_CODE=auth
+      fi
+      ;;
+    401)
+      FAIL_EXIT=3
+      FAIL_CODE=auth
+      ;;
+    403 | 429)
+      remaining="$(header_value "${headers}" x-ratelimit-remaining)"
+      retry_after="$(header_value "${headers}" retry-after)"
+      reset="$(header_value "${headers}" x-ratelimit-reset)"
+      if [ "${status}" = 429 ] || [ "${remaining}" = 0 ] || [ -n "${retry_after}" ] \
+        || [[ "${message}" == *"rate limit"* ]]; then
+        FAIL_EXIT=5
+        FAIL_CODE=rate_limited
+        if [[ "${retry_after}" =~ ^[0-9]+$ ]]; then
+          FAIL_RETRY="${retry_after}"
+        elif [[ "${reset}" =~ ^[0-9]+$ ]] && [ "${remaining}" = 0 ]; then
+          now="$(jq -n 'now | floor')"
+          FAIL_RETRY=$((reset > now ? reset - now : 0))
+        else
+          FAIL_RETRY=60  # GitHub's advice for a limit that names no wait: at least a minute
+        fi
+      else
+        FAIL_EXIT=3
+        FAIL_CODE=auth
+      fi
+      ;;
+    404 | 410)
+      FAIL_EXIT=4
+      FAIL_CODE=not_found
+      ;;
+    *)
+      FAIL_EXIT=6
+      FAIL_CODE=server
+      ;;
+  esac
+  if [[ "${FAIL_MESSAGE}" != *"(HTTP "* ]] && [ -n "${FAIL_STATUS}" ]; then
+    FAIL_MESSAGE="${FAIL_MESSAGE} (HTTP ${FAIL_STATUS})"
+  fi
+}
+
+# GET $1 through `gh api -i` ($3 = paginate to follow every page), writing the parsed JSON
+# (pages merged for lists) to $2. Connection failures, responses cut short and 502/503/504 are
+# tried 3 times in all. Returns 0, or 1 with FAIL_* set.
+gh_get() {
+  local path="$1" out="$2" paginate="$3"
+  local raw="${tmp}/raw" errfile="${tmp}/stderr" bodies="${tmp}/bodies"
+  local headers="${tmp}/headers" last="${tmp}/last"
+  local attempt=1 gh_rc status
+  local -a flags=(api -i --hostname "${HOST}" --method GET)
+  if [ "${paginate}" = paginate ]; then
+    flags+=(--paginate)
+  fi
+  while :; do
+    gh_rc=0
+    GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 gh "${flags[@]}" "${path}" \
+      >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
+    status="$(split_response "${raw}" "${bodies}" "${headers}" "${last}")"
+    if [ "${gh_rc}" -eq 0 ]; then
+      if [ "${paginate}" = paginate ]; then
+        jq -s 'if all(.[]; type == "array") then add // [] else error("not a list") end' \
+          "${bodies}" >"${out}" 2>/dev/null || gh_rc=-1
+      else
+        jq -s 'if length == 1 and (.[0] | type) == "object" then .[0]
+               else error("not one object") end' "${bodies}" >"${out}" 2>/dev/null || gh_rc=-1
+      fi
+      if [ "${gh_rc}" -eq 0 ]; then
+        return 0
+      fi
+      FAIL_EXIT=6
+      FAIL_CODE=server
+      FAIL_STATUS="${status}"
+      FAIL_RETRY=''
+      FAIL_MESSAGE="GET ${path}: malformed JSON in the response"
+      return 1  # a malformed body is not retried
+    fi
+    classify_failure "${path}" "${status}" "${headers}" "${last}" "${errfile}" "${gh_rc}"
+    case "${FAIL_CODE}:${FAIL_STATUS}" in
+      network:* | server:502 | server:503 | server:504)
+        if [ "${attempt}" -lt 3 ]; then
+          err "GET ${path} failed (${FAIL_MESSAGE#GET "${path}": }); trying again"
+          sleep "${attempt}"
+          attempt=$((attempt + 1))
+          continue
+        fi
+        ;;
+    esac
+    return 1
+  done
+}
+
+# --------------------------------------------------------------------------- jq programs
+
+# Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: C0 but tab and
+# newline (a CR right before a newline is a CRLF line end), DEL, C1, bidi controls, zero-width
+# and invisible characters, Unicode tags (U+E0000–U+E007F, written as a surrogate pair).
+readonly JQ_LIB='
+def hidden_re: "\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\ufeff\u180e\udb40\udc00-\udb40\udc7f]";
+def hidden_count: if type == "string" then [match(hidden_re; "g")] | length else 0 end;
+def hex4: [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16] | reverse
+  | map("0123456789ABCDEF"[.:(. + 1)]) | join("")
+  | if length < 4 then ("0000"[length:] + .) else . end;
+def reveal: if type == "string"
+  then gsub("(?<c>" + hidden_re + ")"; "<U+" + (.c | explode[0] | hex4) + ">") else . end;
+# gh writes control characters as ^@ … ^_ (and a literal \u001b text as \^[).
+def caret_marked: type == "string" and test("\\^[@-_]");
+'
+
+# shellcheck disable=SC2016  # $names in jq programs are jq variables
+readonly JQ_NORMALISE='
+def body_fields: {body: .body,
+  bodyChars: (if (.body | type) == "string" then (.body | length) else null end),
+  bodyTruncated: false, hiddenCharacters: (.body | hidden_count)};
+def base($type; $created): {id: .id, author: (.user.login // null),
+  authorType: (.user.type // null), authorAssociation: (.author_association // null)}
+  + body_fields + {commentType: $type, createdAt: $created, url: (.html_url // null)};
+def inline: base("inline"; .created_at // null) + {line: .line, originalLine: .original_line,
+  position: .position, file: (.path // null), state: null};
+def review: base("review"; .submitted_at // null)
+  + {line: null, originalLine: null, position: null, file: null, state: (.state // null)};
+def issue_comment: base("issue_comment"; .created_at // null)
+  + {line: null, originalLine: null, position: null, file: null, state: null};
+def is_system: (.commentType == "issue_comment" and .authorType == "Bot")
+  or (.commentType == "review" and .state == "COMMENTED" and ((.body // "") == ""));
+def author_ok: if $author == "" then true
+  else ((.author // "") | ascii_downcase) as $a | ($author | ascii_downcase) as $w
+    | ($a == $w or $a == ($w + "[bot]")) end;
+def order: sort_by(.createdAt, .id);
+
+($pr[0]) as $p
+| (($inline[0] // []) | map(inline)) as $all_inline
+| ((($reviews[0] // []) | map(review)) + (($issues[0] // []) | map(issue_comment))) as $all_tl
+| ($all_tl | map(select(is_system and author_ok)) | length) as $system_count
+| ($all_inline | map(select(($file_set == 0 or .file == $file) and author_ok)) | order)
+    as $review_comments
+| ($all_tl | map(select(($include_system == 1 or (is_system | not)) and author_ok)) | order)
+    as $timeline
+| ([$review_comments[], $timeline[]] | map(select(.body | caret_marked) | .id)) as $carets
+| {
+    repository: $repository,
+    pullRequest: $number,
+    title: ($p.title // null),
+    state: (if $p.merged_at != null then "MERGED"
+            elif $p.state == "open" then "OPEN"
+            elif $p.state == "closed" then "CLOSED"
+            else null end),
+    url: ($p.html_url // null),
+    retrievedAt: $retrieved_at,
+    refreshed: true,
+    reviewThreads: [],
+    reviewComments: $review_comments,
+    timelineComments: $timeline,
+    limitations: ([$resolution_note]
+      + (if $file_set == 1 then ["--file applies to inline review comments only: timeline comments (reviews, issue comments) have no file and are left as they are"] else [] end)
+      + (if $include_system == 0 and $system_count > 0
+         then ["\($system_count) system event(s) left out (issue comments by bots, COMMENTED reviews with an empty body); pass --include-system to include them"]
+         else [] end)
+      + (if ($carets | length) > 0 or ($p.title | caret_marked)
+         then ["gh rewrites control characters in bodies into caret notation (ESC becomes ^[), so such bodies cannot be returned byte for byte; "
+               + (if ($carets | length) > 0
+                  then "the bodies of comment(s) \($carets | map(tostring) | join(", ")) hold caret sequences that may come from that rewrite (or be literal text): their body, bodyChars and hiddenCharacters reflect the altered text"
+                  else "no returned body holds such a sequence" end)
+               + (if ($p.title | caret_marked) then "; the title may be altered the same way" else "" end)]
+         else [] end)
+      + $gaps)
+  }
+'
+
+# shellcheck disable=SC2016
+readonly JQ_SUMMARY='
+def indent($p): (. // "") | reveal | gsub("\r\n"; "\n") | split("\n") | map($p + .) | join("\n");
+def who: "\(.author // "(unknown)" | reveal)"
+  + (if .authorAssociation != null and .authorAssociation != "NONE"
+     then " (\(.authorAssociation))" else "" end);
+def where: if .line != null then "line \(.line)"
+  elif .originalLine != null then "original line \(.originalLine) (outdated)"
+  else "file-level" end;
+def text: if (.body // "") == "" then "      (no text)" else (.body | indent("      ")) end;
+[
+  "Pull request \($repository)#\($number): \(.title // "(no title)" | reveal)",
+  "State: \(.state // "unknown")",
+  "URL: \(.url // "unknown" | reveal)",
+  "Retrieved: \(.retrievedAt) (refreshed; REST fallback through gh)",
+  "",
+  "Inline review comments (resolution state unknown): \(.reviewComments | length)",
+  (if (.reviewComments | length) == 0 then "  (none)" else
+    (.reviewComments | group_by(.file) | .[]
+      | "  \(.[0].file // "(no file)" | reveal)",
+        (.[] | "    - \(who), \(where), \(.createdAt // "no date") [id \(.id)]",
+               text))
+   end),
+  "",
+  "General feedback (reviews, issue comments): \(.timelineComments | length)",
+  (if (.timelineComments | length) == 0 then "  (none)" else
+    (.timelineComments[]
+      | "  - \(who), \(if .commentType == "review" then "review \(.state // "")"
+                       else "comment" end), \(.createdAt // "no date") [id \(.id)]",
+        text)
+   end),
+  "",
+  "Notes:",
+  (.limitations[] | "  - \(reveal)")
+] | join("\n")
+'
+
+# --------------------------------------------------------------------------- main
+
+# Fetch a secondary part (reviews, issue comments): on failure leave it empty and note the gap.
+fetch_secondary() {
+  local what="$1" path="$2" out="$3" gaps="$4"
+  if ! gh_get "${path}" "${out}" paginate; then
+    err "${what} unavailable: ${FAIL_MESSAGE}"
+    jq -n --arg what "${what}" --arg msg "${FAIL_MESSAGE}" \
+      '"\($what) unavailable (\($msg)): timelineComments lacks them"' >>"${gaps}"
+    printf '[]\n' >"${out}"
+  fi
+}
+
+main() {
+  local base retrieved_at gaps
+  parse_args "$@"
+  require_tool jq "install jq"
+  require_tool gh "install the GitHub CLI"
+  if [ -z "${OWNER}" ] && [ -z "${REPO}" ]; then
+    repo_from_remote
+  fi
+  check_names
+  if [ -n "${GH_HOST:-}" ]; then
+    HOST="${GH_HOST}"
+  elif [ -z "${HOST}" ]; then
+    HOST="github.com"
+  fi
+  if ! gh auth token --hostname "${HOST}" >/dev/null 2>&1; then
+    die 3 auth "gh is not logged in to ${HOST}: run 'gh auth login --hostname ${HOST}' or set GH_TOKEN"
+  fi
+
+  tmp="$(mktemp -d "${TMPDIR:-/tmp}/get-pr-comments.XXXXXX")"
+  # shellcheck disable=SC2154  # excode is assigned by the trap itself
+  trap 'excode=$?; trap - EXIT; rm -rf "$tmp"; exit $excode' INT TERM EXIT
+
+  base="repos/${OWNER}/${REPO}"
+  gaps="${tmp}/gaps"
+  : >"${gaps}"
+  retrieved_at="$(jq -nr 'now | floor | todate')"
+
+  if ! gh_get "${base}/pulls/${PR}" "${tmp}/pull.json" single; then
+    if [ "${FAIL_EXIT}" -eq 4 ]; then
+      FAIL_MESSAGE="pull request ${OWNER}/${REPO}#${PR} not found or not visible to the gh login (${FAIL_MESSAGE})"
+    fi
+    die "${FAIL_EXIT}" "${FAIL_CODE}" "${FAIL_MESSAGE}" "${FAIL_STATUS}" "${FAIL_RETRY}"
+  fi
+  if ! gh_get "${base}/pulls/${PR}/comments?per_page=100" "${tmp}/inline.json" paginate; then
+    die "${FAIL_EXIT}" "${FAIL_CODE}" "${FAIL_MESSAGE}" "${FAIL_STATUS}" "${FAIL_RETRY}"
+  fi
+  fetch_secondary reviews "${base}/pulls/${PR}/reviews?per_page=100" "${tmp}/reviews.json" \
+    "${gaps}"
+  fetch_secondary "issue comments" "${base}/issues/${PR}/comments?per_page=100" \
+    "${tmp}/issues.json" "${gaps}"
+
+  jq -n \
+    --slurpfile pr "${tmp}/pull.json" \
+    --slurpfile inline "${tmp}/inline.json" \
+    --slurpfile reviews "${tmp}/reviews.json" \
+    --slurpfile issues "${tmp}/issues.json" \
+    --slurpfile gaps "${gaps}" \
+    --arg repository "${OWNER}/${REPO}" \
+    --argjson number "${PR}" \
+    --arg retrieved_at "${retrieved_at}" \
+    --arg resolution_note "${RESOLUTION_NOTE}" \
+    --arg file "${FILE_FILTER}" \
+    --argjson file_set "${FILE_SET}" \
+    --arg author "${AUTHOR_FILTER}" \
+    --argjson include_system "${INCLUDE_SYSTEM}" \
+    "${JQ_LIB} ${JQ_NORMALISE}" >"${tmp}/result.json" \
+    || die 1 internal "normalising the responses failed (jq)"
+
+  if [ "${FORMAT}" = json ]; then
+    cat "${tmp}/result.json"
+  else
+    jq -r --arg repository "${OWNER}/${REPO}" --argjson number "${PR}" \
+      "${JQ_LIB} ${JQ_SUMMARY}" "${tmp}/result.json" \
+      || die 1 internal "rendering the summary failed (jq)"
+  fi
+}
+
+main "$@"

@@ -1,0 +1,589 @@
+"""Pull-request review feedback (CONTRACT section 7), read-only.
+
+Review threads, their resolution state and the PR's title/state/URL come from GraphQL: one
+query per page of 100 threads (each with its first 100 comments), plus one `node(id:)` query
+per further page of a long thread. Timeline feedback (review bodies with their states, and
+conversation comments) comes from REST. Everything is normalised to seed 000's camelCase shape,
+filtered, and returned as JSON or a readable summary.
+
+The threads are the core: when they cannot be read the command fails with the mapped exit code.
+The timeline is secondary: when a part of it fails, the rest is returned and the gap is named in
+`limitations`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import config
+from .cli import Context
+from .errors import (
+    AuthError,
+    BundleError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    UsageError,
+)
+from .monitor import now_iso
+from .normalize import cut_body, is_trusted, reveal
+from .state import validate_issue_number
+
+PAGE = 100
+# Safety bounds; reaching one is reported in `limitations`, never silent.
+MAX_THREAD_PAGES = 50       # 5,000 review threads
+MAX_COMMENT_PAGES = 50      # 5,000 comments in one thread
+MAX_REST_PAGES = 50         # 5,000 reviews or conversation comments
+
+# `fullDatabaseId` (BigInt, a string) replaces the deprecated 32-bit `databaseId`; `position`
+# is deprecated too but seed 000 asks for it, so it is kept beside `line`/`originalLine`.
+COMMENT_FIELDS = """
+fragment ReviewCommentFields on PullRequestReviewComment {
+  fullDatabaseId
+  author { __typename login }
+  authorAssociation
+  body
+  createdAt
+  url
+  path
+  line
+  originalLine
+  position
+}
+"""
+
+THREADS_QUERY = """
+query PullRequestReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      title
+      state
+      url
+      reviewThreads(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          id
+          isResolved
+          isOutdated
+          viewerCanResolve
+          path
+          line
+          startLine
+          comments(first: 100) {
+            pageInfo { hasNextPage endCursor }
+            nodes { ...ReviewCommentFields }
+          }
+        }
+      }
+    }
+  }
+}
+""" + COMMENT_FIELDS
+
+THREAD_COMMENTS_QUERY = """
+query ReviewThreadComments($id: ID!, $after: String) {
+  node(id: $id) {
+    ... on PullRequestReviewThread {
+      comments(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...ReviewCommentFields }
+      }
+    }
+  }
+}
+""" + COMMENT_FIELDS
+
+# GitHub's GraphQL error types -> the contract's typed errors (anything else: exit 6).
+GRAPHQL_ERRORS = {"NOT_FOUND": NotFoundError, "FORBIDDEN": AuthError,
+                  "RATE_LIMITED": RateLimitedError}
+FEEDBACK_STATES = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass
+class Filters:
+    """What the caller asked to keep (contract section 7)."""
+
+    include_resolved: bool = False
+    include_system: bool = False
+    timeline: bool = True
+    file: Optional[str] = None
+    author: Optional[str] = None
+    trusted_only: bool = False
+
+
+@dataclass
+class BodyOptions:
+    max_body_chars: Optional[int] = None
+    reveal_hidden: bool = False
+
+
+def _filters(args: argparse.Namespace) -> Filters:
+    """Filters from the command line, checked before any request."""
+    path = args.file
+    if path is not None:
+        path = path.strip()
+        while path.startswith("./"):
+            path = path[2:]
+        if not path or path.startswith("/"):
+            raise UsageError(f"--file {args.file!r}: a path relative to the repository root")
+    author = args.author.strip() if args.author is not None else None
+    if author is not None and not author:
+        raise UsageError("--author needs a GitHub login")
+    return Filters(include_resolved=args.include_resolved, include_system=args.include_system,
+                   timeline=not args.no_timeline, file=path, author=author,
+                   trusted_only=args.trusted_only)
+
+
+# --------------------------------------------------------------------------- normalisation
+
+
+def _actor(actor: Any) -> Tuple[Optional[str], Optional[str]]:
+    """(login in REST spelling, type) of a GraphQL actor; bots get REST's `[bot]` suffix."""
+    if not isinstance(actor, dict):
+        return None, None  # a deleted account ("ghost"): unavailable, not invented
+    login, kind = actor.get("login"), actor.get("__typename")
+    if kind == "Bot" and isinstance(login, str) and not login.endswith("[bot]"):
+        login += "[bot]"
+    return login, kind
+
+
+def _rest_user(user: Any) -> Tuple[Optional[str], Optional[str]]:
+    if not isinstance(user, dict):
+        return None, None
+    return user.get("login"), user.get("type")
+
+
+def _int_id(value: Any) -> Optional[int]:
+    """GraphQL's BigInt arrives as a string; ids stay numbers end to end."""
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _comment(*, cid: Any, author: Tuple[Optional[str], Optional[str]], association: Any,
+             body: Any, kind: str, created_at: Any, url: Any, opts: BodyOptions,
+             line: Any = None, original_line: Any = None, position: Any = None,
+             file: Any = None, state: Any = None) -> Dict[str, Any]:
+    """One comment in the shared shape (the shell fallback emits the same names)."""
+    cut = cut_body(body, opts.max_body_chars, opts.reveal_hidden)
+    return {
+        "id": cid, "author": author[0], "authorType": author[1],
+        "authorAssociation": association,
+        "body": cut["body"], "bodyChars": cut["body_chars"],
+        "bodyTruncated": cut["body_truncated"], "hiddenCharacters": cut["hidden_characters"],
+        "commentType": kind, "createdAt": created_at, "url": url,
+        "line": line, "originalLine": original_line, "position": position,
+        "file": file, "state": state,
+    }
+
+
+def inline_comment(node: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
+    """A GraphQL review-thread comment."""
+    return _comment(cid=_int_id(node.get("fullDatabaseId")), author=_actor(node.get("author")),
+                    association=node.get("authorAssociation"), body=node.get("body"),
+                    kind="inline", created_at=node.get("createdAt"), url=node.get("url"),
+                    opts=opts, line=node.get("line"), original_line=node.get("originalLine"),
+                    position=node.get("position"), file=node.get("path"))
+
+
+def review_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
+    """A REST review (its body and state); its time is when it was submitted."""
+    return _comment(cid=raw.get("id"), author=_rest_user(raw.get("user")),
+                    association=raw.get("author_association"), body=raw.get("body"),
+                    kind="review", created_at=raw.get("submitted_at"),
+                    url=raw.get("html_url"), opts=opts, state=raw.get("state"))
+
+
+def issue_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
+    """A REST conversation comment on the PR."""
+    return _comment(cid=raw.get("id"), author=_rest_user(raw.get("user")),
+                    association=raw.get("author_association"), body=raw.get("body"),
+                    kind="issue_comment", created_at=raw.get("created_at"),
+                    url=raw.get("html_url"), opts=opts)
+
+
+def thread_of(node: Dict[str, Any], comments: List[Dict[str, Any]]) -> Dict[str, Any]:
+    return {"id": node.get("id"), "isResolved": node.get("isResolved"),
+            "isOutdated": node.get("isOutdated"), "canResolve": node.get("viewerCanResolve"),
+            "file": node.get("path"), "line": node.get("line"),
+            "startLine": node.get("startLine"), "comments": comments}
+
+
+def _timeline_key(c: Dict[str, Any]) -> Tuple[bool, str, int]:
+    # A pending review has no submission time yet: it goes last rather than getting one.
+    return (c["createdAt"] is None, c["createdAt"] or "", c["id"] or 0)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _graphql_error(errors: List[dict], client: Any, what: str) -> BundleError:
+    """The typed error for a GraphQL answer carrying `errors` (HTTP 200)."""
+    chosen = next((e for e in errors if isinstance(e, dict) and e.get("type") in GRAPHQL_ERRORS),
+                  errors[0] if isinstance(errors[0], dict) else {})
+    kind = chosen.get("type") or (chosen.get("extensions") or {}).get("code") or "error"
+    message = " ".join(str(chosen.get("message") or "").split())[:300]
+    text = f"{what}: GraphQL {kind}" + (f": {message}" if message else "")
+    cls = GRAPHQL_ERRORS.get(kind, ServerError)
+    if cls is RateLimitedError:
+        wait = _graphql_reset_wait(client)
+        return RateLimitedError(f"{text} (retry after {wait} s)", retry_after_seconds=wait)
+    return cls(text)
+
+
+def _graphql_reset_wait(client: Any) -> int:
+    """Seconds until the GraphQL budget resets, from the last response's headers."""
+    rate = getattr(client, "rate", {}) or {}
+    try:
+        if rate.get("x-ratelimit-remaining") == "0" and rate.get("x-ratelimit-reset"):
+            return max(0, math.ceil(float(rate["x-ratelimit-reset"]) - time.time()))
+    except ValueError:
+        pass
+    return 60  # GitHub's advice when it gives no time: wait at least a minute
+
+
+class PullRequestReader:
+    """Reads one PR's threads (GraphQL) and timeline (REST) and normalises them."""
+
+    def __init__(self, client: Any, graphql_url: str, owner: str, name: str, number: int,
+                 opts: BodyOptions) -> None:
+        self.client = client
+        self.graphql_url = graphql_url
+        self.owner, self.name, self.number = owner, name, number
+        self.opts = opts
+        self.limitations: List[str] = []
+        self.label = f"{owner}/{name}#{number}"
+
+    def _query(self, query: str, variables: Dict[str, Any], what: str) -> Dict[str, Any]:
+        data, errors = self.client.graphql(self.graphql_url, query, variables, what=what)
+        if errors:
+            raise _graphql_error(errors, self.client, what)
+        if not isinstance(data, dict):
+            raise ServerError(f"{what}: GraphQL answered without data")
+        return data
+
+    def threads(self) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+        """(PR metadata, every review thread with every comment): the core of the answer."""
+        what = f"review threads of {self.label}"
+        meta: Dict[str, Any] = {}
+        threads: List[Dict[str, Any]] = []
+        after: Optional[str] = None
+        for _ in range(MAX_THREAD_PAGES):
+            data = self._query(THREADS_QUERY, {"owner": self.owner, "name": self.name,
+                                               "number": self.number, "after": after}, what)
+            pr = (data.get("repository") or {}).get("pullRequest")
+            if not isinstance(pr, dict):
+                raise NotFoundError(f"{what}: pull request not found")
+            meta = {"title": pr.get("title"), "state": pr.get("state"), "url": pr.get("url")}
+            conn = pr.get("reviewThreads") or {}
+            for node in conn.get("nodes") or []:
+                if isinstance(node, dict):
+                    threads.append(self._thread(node))
+            info = conn.get("pageInfo") or {}
+            if not info.get("hasNextPage"):
+                return meta, threads
+            after = info.get("endCursor")
+        self.limitations.append(f"only the first {MAX_THREAD_PAGES * PAGE} review threads were "
+                                "read; later threads are missing")
+        return meta, threads
+
+    def _thread(self, node: Dict[str, Any]) -> Dict[str, Any]:
+        """One thread; a thread with more than 100 comments is completed through `node(id:)`."""
+        conn = node.get("comments") or {}
+        nodes = [n for n in conn.get("nodes") or [] if isinstance(n, dict)]
+        info = conn.get("pageInfo") or {}
+        pages = 1
+        while info.get("hasNextPage"):
+            if pages >= MAX_COMMENT_PAGES:
+                self.limitations.append(f"review thread {node.get('id')}: only the first "
+                                        f"{pages * PAGE} comments were read")
+                break
+            data = self._query(THREAD_COMMENTS_QUERY,
+                               {"id": node.get("id"), "after": info.get("endCursor")},
+                               f"comments of review thread {node.get('id')}")
+            more = (data.get("node") or {}).get("comments")
+            if not isinstance(more, dict):
+                # Deleted between two requests: keep what was read, say the PR changed.
+                self.limitations.append(f"review thread {node.get('id')} changed during "
+                                        f"retrieval; {len(nodes)} of its comments are shown")
+                break
+            nodes += [n for n in more.get("nodes") or [] if isinstance(n, dict)]
+            info = more.get("pageInfo") or {}
+            pages += 1
+        return thread_of(node, [inline_comment(n, self.opts) for n in nodes])
+
+    def timeline(self) -> List[Dict[str, Any]]:
+        """Review bodies and conversation comments, oldest first; a failed part is a limitation."""
+        base = f"repos/{self.owner}/{self.name}"
+        parts = (("reviews", f"{base}/pulls/{self.number}/reviews", review_comment),
+                 ("conversation comments", f"{base}/issues/{self.number}/comments",
+                  issue_comment))
+        items: List[Dict[str, Any]] = []
+        for label, path, shape in parts:
+            try:
+                raws, _pages, truncated = self.client.paginate(
+                    path, {"per_page": PAGE}, max_pages=MAX_REST_PAGES,
+                    what=f"{label} of {self.label}")
+            except BundleError as exc:
+                self.limitations.append(f"{label} unavailable ({exc.code}): {exc.message}; "
+                                        "they are missing from timelineComments")
+                continue
+            if truncated:
+                self.limitations.append(f"{label}: only the first {MAX_REST_PAGES * PAGE} "
+                                        "were read; later ones are missing")
+            items += [shape(r, self.opts) for r in raws if isinstance(r, dict)]
+        return sorted(items, key=_timeline_key)
+
+
+# --------------------------------------------------------------------------- filtering
+
+
+def _bare_login(login: Optional[str]) -> str:
+    login = (login or "").lower()
+    return login[: -len("[bot]")] if login.endswith("[bot]") else login
+
+
+def is_system_event(c: Dict[str, Any]) -> bool:
+    """Not review feedback: a bot's conversation comment, or a bodiless COMMENTED review
+    (the wrapper GitHub makes around inline comments)."""
+    if c["commentType"] == "issue_comment":
+        return c["authorType"] == "Bot"
+    if c["commentType"] == "review":
+        bodiless = not (c["body"] or "").strip()
+        return bodiless and c["state"] not in FEEDBACK_STATES
+    return False
+
+
+@dataclass
+class Selection:
+    threads: List[Dict[str, Any]]
+    timeline: List[Dict[str, Any]]
+    notes: List[str] = field(default_factory=list)  # summary-only: what the filters left out
+
+
+def select(threads: List[Dict[str, Any]], timeline: List[Dict[str, Any]],
+           f: Filters) -> Selection:
+    """Apply the contract's filters; count what each left out for the summary's notes."""
+    notes: List[str] = []
+
+    def keep_comment(c: Dict[str, Any]) -> bool:
+        if f.author is not None and _bare_login(c["author"]) != _bare_login(f.author):
+            return False
+        return not (f.trusted_only and not is_trusted(c["authorAssociation"]))
+
+    resolved = [t for t in threads if t["isResolved"]]
+    if resolved and not f.include_resolved:
+        notes.append(f"{len(resolved)} resolved thread(s) not shown (--include-resolved "
+                     "shows them)")
+        threads = [t for t in threads if not t["isResolved"]]
+    if f.file is not None:
+        before = len(threads)
+        threads = [t for t in threads if t["file"] == f.file]
+        notes.append(f"--file {f.file}: {before - len(threads)} thread(s) on other files "
+                     "not shown")
+    kept_threads = []
+    for t in threads:
+        comments = [c for c in t["comments"] if keep_comment(c)]
+        if comments:
+            kept_threads.append({**t, "comments": comments})
+    if f.author is not None or f.trusted_only:
+        what = " and ".join(x for x in (f.author and f"--author {f.author}",
+                                        f.trusted_only and "--trusted-only") if x)
+        dropped = len(threads) - len(kept_threads)
+        notes.append(f"{what}: comments by others not shown"
+                     + (f"; {dropped} thread(s) left empty were dropped" if dropped else ""))
+    system = [c for c in timeline if is_system_event(c)]
+    if system and not f.include_system:
+        notes.append(f"{len(system)} system event(s) not shown (bot conversation comments, "
+                     "bodiless COMMENTED reviews; --include-system shows them)")
+        timeline = [c for c in timeline if not is_system_event(c)]
+    timeline = [c for c in timeline if keep_comment(c)]
+    return Selection(kept_threads, timeline, notes)
+
+
+# --------------------------------------------------------------------------- target
+
+
+def _active_pr(client: Any, target: config.Target) -> int:
+    """The one open PR whose head is ORIGIN_OWNER:BRANCH of the working directory."""
+    branch = config.git_current_branch()
+    if not branch:
+        raise UsageError("no active pull request: no branch is checked out here (not a git "
+                         "checkout, or a detached HEAD); pass --repo OWNER/NAME and --pr N")
+    origin = config.git_origin()
+    head_owner = origin[1] if origin else target.owner
+    head = f"{head_owner}:{branch}"
+    pulls, _pages, _truncated = client.paginate(
+        f"repos/{target.owner}/{target.name}/pulls",
+        {"state": "open", "head": head, "per_page": PAGE}, max_pages=2,
+        what=f"open pull requests of {target.full_name} with head {head}")
+    pulls = sorted((p for p in pulls if isinstance(p, dict) and isinstance(p.get("number"), int)),
+                   key=lambda p: p["number"])
+    if not pulls:
+        raise UsageError(f"no open pull request in {target.full_name} has head {head}; pass "
+                         "--repo OWNER/NAME and --pr N")
+    if len(pulls) > 1:
+        listed = "; ".join(f"#{p['number']} {reveal(str(p.get('title') or ''))} "
+                           f"({p.get('html_url')})" for p in pulls)
+        raise UsageError(f"{len(pulls)} open pull requests in {target.full_name} have head "
+                         f"{head}: {listed}; choose one with --pr N")
+    return pulls[0]["number"]
+
+
+def _context(args: argparse.Namespace, number: Optional[int]) -> Context:
+    """The resolved target; without --pr, a failure names both parameters (seed 000)."""
+    try:
+        return Context(args)
+    except UsageError as exc:
+        if number is None and not args.repo:
+            raise UsageError(f"{exc.message}; no active pull request could be found: pass "
+                             "--repo OWNER/NAME (or --owner OWNER --repo NAME) and --pr N")
+        raise
+
+
+def _graphql_url(client: Any, ctx: Context) -> str:
+    # gh resolves the host itself: it takes the `graphql` endpoint on its own API base.
+    if hasattr(client.transport, "api_base"):
+        return f"{client.base}/graphql"
+    return config.graphql_url_for(ctx.target.api_url, ctx.env)
+
+
+# --------------------------------------------------------------------------- command
+
+
+def get_pr_comments(args: argparse.Namespace) -> Tuple[Dict[str, Any], Optional[str]]:
+    """get_pr_comments.py: (document, summary text or None)."""
+    filters = _filters(args)
+    number = validate_issue_number(args.number, "--pr") if args.number is not None else None
+    if args.active and number is not None:
+        raise UsageError("give --pr N or --active (the PR of the checked-out branch), not both")
+    ctx = _context(args, number)
+    client = ctx.client(require_auth=True)  # GitHub's GraphQL API never answers anonymously
+    if number is None:
+        number = _active_pr(client, ctx.target)
+    opts = BodyOptions(args.max_body_chars, args.reveal_hidden)
+    reader = PullRequestReader(client, _graphql_url(client, ctx), ctx.target.owner,
+                               ctx.target.name, number, opts)
+    retrieved_at = now_iso()
+    meta, threads = reader.threads()
+    timeline: List[Dict[str, Any]] = []
+    if filters.timeline:
+        timeline = reader.timeline()
+        if filters.file is not None:
+            reader.limitations.append(f"--file {filters.file} filters inline review threads "
+                                      "only: timeline items have no file and were left as "
+                                      "they are")
+    else:
+        reader.limitations.append("timeline not read (--no-timeline): general reviews and "
+                                  "conversation comments are not included")
+    chosen = select(threads, timeline, filters)
+    doc = {
+        "repository": ctx.target.full_name, "pullRequest": number,
+        "title": meta.get("title"), "state": meta.get("state"), "url": meta.get("url"),
+        "retrievedAt": retrieved_at,
+        "refreshed": True,  # nothing is cached: every call reads GitHub afresh (--refresh)
+        "reviewThreads": chosen.threads, "timelineComments": chosen.timeline,
+        "limitations": reader.limitations,
+    }
+    text = summary(doc, filters, chosen.notes) if args.format == "summary" else None
+    return doc, text
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def _safe(value: Any) -> str:
+    """Untrusted text for the terminal: hidden and control characters made visible."""
+    return reveal("" if value is None else str(value)) or ""
+
+
+def _comment_lines(c: Dict[str, Any], indent: str) -> List[str]:
+    kind = c["commentType"] + (f" {c['state']}" if c.get("state") else "")
+    who = f"{_safe(c['author'] or 'unknown')} ({c['authorType'] or '?'}, " \
+          f"{c['authorAssociation'] or '?'})"
+    flags = []
+    if c.get("bodyTruncated"):
+        flags.append(f"cut from {c['bodyChars']} chars")
+    if c.get("hiddenCharacters"):
+        flags.append(f"{c['hiddenCharacters']} hidden chars shown as <U+…>")
+    head = f"{indent}- {who} · {kind} · {c['createdAt'] or 'not submitted'} · id {c['id']}"
+    lines = [head + (f" [{', '.join(flags)}]" if flags else ""), f"{indent}  {_safe(c['url'])}"]
+    body = _safe(c.get("body")).replace("\r\n", "\n")
+    if body.strip():
+        lines += [f"{indent}    {line}".rstrip() for line in body.split("\n")]
+    else:
+        lines.append(f"{indent}    (no body)")
+    return lines
+
+
+def _where(t: Dict[str, Any]) -> str:
+    if t["line"] is not None:
+        start = t.get("startLine")
+        where = f"lines {start}-{t['line']}" if start and start != t["line"] \
+            else f"line {t['line']}"
+    elif t["isOutdated"]:
+        first = t["comments"][0] if t["comments"] else {}
+        was = first.get("originalLine")
+        where = "outdated" + (f" (was line {was})" if was is not None else "")
+    else:
+        where = "whole file"
+    if t["isOutdated"] and t["line"] is not None:
+        where += ", outdated"
+    return where
+
+
+def _thread_section(threads: List[Dict[str, Any]]) -> List[str]:
+    """Threads grouped by file, files and threads in source order."""
+    if not threads:
+        return ["  (none)"]
+    files: Dict[str, List[Dict[str, Any]]] = {}
+    for t in threads:
+        files.setdefault(t["file"] or "", []).append(t)
+    lines: List[str] = []
+    for path, group in files.items():
+        lines.append(f"  {_safe(path) or '(no file)'}")
+        for t in group:
+            state = "resolved" if t["isResolved"] else "unresolved"
+            can = ", can resolve" if t["canResolve"] else ""
+            lines.append(f"    thread {_safe(t['id'])} · {_where(t)} · {state}{can}")
+            for c in t["comments"]:
+                lines += _comment_lines(c, "      ")
+    return lines
+
+
+def summary(doc: Dict[str, Any], f: Filters, notes: List[str]) -> str:
+    """Seed 000's summary, in its order: identity; title, state, URL; time; unresolved threads
+    by file; general feedback; resolved threads when asked; notes."""
+    unresolved = [t for t in doc["reviewThreads"] if not t["isResolved"]]
+    resolved = [t for t in doc["reviewThreads"] if t["isResolved"]]
+    lines = [f"Pull request {_safe(doc['repository'])}#{doc['pullRequest']}",
+             f"Title: {_safe(doc['title'])}",
+             f"State: {_safe(doc['state'])}",
+             f"URL: {_safe(doc['url'])}",
+             f"Retrieved: {doc['retrievedAt']} (refreshed: "
+             f"{'yes' if doc['refreshed'] else 'no'})",
+             "",
+             f"Unresolved review threads ({len(unresolved)})"]
+    lines += _thread_section(unresolved)
+    lines += ["", f"General review and timeline feedback ({len(doc['timelineComments'])})"]
+    if not f.timeline:
+        lines.append("  (not read: --no-timeline)")
+    elif not doc["timelineComments"]:
+        lines.append("  (none)")
+    for c in doc["timelineComments"]:
+        lines += _comment_lines(c, "  ")
+    if f.include_resolved:
+        lines += ["", f"Resolved review threads ({len(resolved)})"]
+        lines += _thread_section(resolved)
+    lines += ["", "Notes"]
+    notes = [*notes, *doc["limitations"]]
+    lines += [f"  - {_safe(n)}" for n in notes] or ["  (none: nothing filtered out or missing)"]
+    return "\n".join(lines) + "\n"
