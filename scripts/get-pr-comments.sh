@@ -406,8 +406,7 @@ gh_get() {
     case "${FAIL_CODE}:${FAIL_STATUS}" in
       network:* | server:502 | server:503 | server:504)
         if [ "${attempt}" -lt 3 ]; then
-          err "GET ${path} failed (${FAIL_MESSAGE#GET "${path}": }); trying again"
-          sleep "${attempt}"
+          sleep "$((attempt == 1 ? 0 : 1)).5"  # 0.5 s, then 1.5 s
           attempt=$((attempt + 1))
           continue
         fi

@@ -89,6 +89,21 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     return _shaped(monitor.fetch(selector, value, limit, args.update_state, args.force), args)
 
 
+def manage_issue_comment(args: argparse.Namespace) -> Result:
+    """Create or update one comment; flags are checked before the body is read."""
+    from ghcomments.writer import manage, read_body
+
+    if args.action == "create" and (args.number is None or args.comment_id is not None):
+        raise UsageError("--action create needs --issue N (and no --comment-id)")
+    if args.action == "update" and args.comment_id is None:
+        raise UsageError("--action update needs --comment-id ID")
+    ctx = Context(args)
+    body = read_body(args.body_file)
+    return manage(ctx, args.action, ctx.number, args.comment_id, body, args.dry_run), None
+
+
 __all__ = ["Context", "DEFAULT_LIMIT", "DEFAULT_MAX_PAGES", "UsageError", "add_connection_args",
            "add_output_args", "add_repo_args", "add_state_args", "check_issue_updates",
-           "comment_id_arg", "get_latest_comments", "get_pr_comments", "make_parser", "positive_int", "run"]
+           "comment_id_arg", "get_latest_comments", "get_pr_comments", "make_parser",
+           "manage_issue_comment",
+           "positive_int", "run"]

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.support import OWNER, REPOSITORY, comment_requests, run_script, script_env
+from tests.support import OWNER, REPOSITORY, run_script, script_env
 
 ISSUE = 5
 

@@ -195,8 +195,10 @@ def emit_error(err: BundleError) -> int:
     return err.exit_code
 
 
-def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None) -> int:
-    """The one main wrapper: call, print one result, map every failure to the contract."""
+def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
+        exit_code: Optional[Callable[[Any], int]] = None) -> int:
+    """The one main wrapper: call, print one result, map every failure to the contract.
+    `exit_code(doc)` may turn a successful result into another status (the preflight's 1)."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result = main(args)
@@ -207,7 +209,7 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None) 
         emit(doc, text)
         for warning in (doc.get("warnings") or []) if isinstance(doc, dict) else []:
             print(f"warning: {scrub(str(warning))}", file=sys.stderr)
-        return 0
+        return exit_code(doc) if exit_code else 0
     except BundleError as err:
         return emit_error(err)
     except KeyboardInterrupt:

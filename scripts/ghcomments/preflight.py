@@ -1,0 +1,86 @@
+"""verify_dependencies.py: what this machine has for the bundle (CONTRACT section 9).
+
+`requests` is imported lazily, so a missing one is reported rather than crashing the check.
+A token is reported by its source name only, never its value.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from typing import Any, Dict, List, Mapping, Optional
+
+from . import config
+
+
+def _version(cmd: List[str]) -> Optional[str]:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=15, check=False,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = (out.stdout or out.stderr).strip().splitlines()
+    return text[0] if text else ""
+
+
+def _check(name: str, ok: bool, required: bool, detail: str) -> Dict[str, Any]:
+    return {"name": name, "ok": ok, "required": required, "detail": detail}
+
+
+def run_checks(api_url: str, env: Mapping[str, str], check_network: bool,
+               timeout: float) -> Dict[str, Any]:
+    checks = []
+    py_ok = sys.version_info >= (3, 9)
+    checks.append(_check("python", py_ok, True,
+                         f"Python {sys.version.split()[0]} (3.9 or newer needed)"))
+    try:
+        import requests
+
+        checks.append(_check("requests", True, True, f"requests {requests.__version__}"))
+        have_requests = True
+    except ImportError:
+        checks.append(_check("requests", False, True,
+                             "requests is not installed: pip install -r requirements.txt"))
+        have_requests = False
+    host = config.host_for(api_url)
+    token, source = config.discover_token(api_url, env)
+    if token:
+        checks.append(_check("credentials", True, True, f"token for {host} from {source}"))
+    else:
+        checks.append(_check("credentials", False, True,
+                             f"no token for {host}: set GH_TOKEN (GH_ENTERPRISE_TOKEN for "
+                             "another host) or run `gh auth login`; public repositories can "
+                             "still be read without one (60 requests an hour)"))
+    tools = {"gh": ["gh", "--version"], "jq": ["jq", "--version"], "git": ["git", "--version"],
+             "bash": ["bash", "--version"]}
+    for name, cmd in tools.items():
+        path = shutil.which(name, path=env.get("PATH"))
+        version = _version([path] + cmd[1:]) if path else None
+        used_by = {"gh": "the gh transport and the shell fallback",
+                   "jq": "the shell fallback", "git": "--active and repository detection",
+                   "bash": "the shell fallback"}[name]
+        checks.append(_check(name, bool(path), False,
+                             f"{version} ({used_by})" if path else f"not found ({used_by})"))
+    if check_network:
+        checks.append(_network_check(api_url, token, timeout) if have_requests else
+                      _check("network", False, True, "needs requests"))
+    return {"ok": all(c["ok"] for c in checks if c["required"]), "api_url": api_url,
+            "checks": checks}
+
+
+def _network_check(api_url: str, token: Optional[str], timeout: float) -> Dict[str, Any]:
+    """GET /rate_limit: free of rate-limit cost; reports the remaining core budget."""
+    from .client import GitHubClient
+    from .errors import BundleError
+    from .transport import RequestsTransport
+
+    client = GitHubClient(api_url, RequestsTransport(token, timeout), max_wait=0)
+    try:
+        data, _ = client.get_json("rate_limit", what="GET /rate_limit")
+    except BundleError as exc:
+        return _check("network", False, True, f"{api_url}: {exc.message}")
+    core = (data.get("resources") or {}).get("core") or data.get("rate") or {}
+    return _check("network", True, True,
+                  f"{api_url} reachable; core rate limit {core.get('remaining')} of "
+                  f"{core.get('limit')} remaining")
