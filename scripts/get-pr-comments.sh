@@ -429,8 +429,11 @@ def hex4: [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16] | 
   | if length < 4 then ("0000"[length:] + .) else . end;
 def reveal: if type == "string"
   then gsub("(?<c>" + hidden_re + ")"; "<U+" + (.c | explode[0] | hex4) + ">") else . end;
-# gh writes control characters as ^@ … ^_ (and a literal \u001b text as \^[).
+# gh writes control characters as ^@ … ^_ (and literal \u001b text as \^[): a caret
+# sequence may come from that rewrite. gh 2.23 also rewrites literal \u00XX text (\u00e9 becomes
+# \é): a backslash followed by a character up to U+00FF may come from that one.
 def caret_marked: type == "string" and test("\\^[@-_]");
+def backslash_marked: type == "string" and test("\\\\[\u0000-\u00ff]");
 '
 
 # shellcheck disable=SC2016  # $names in jq programs are jq variables
@@ -463,6 +466,8 @@ def order: sort_by(.createdAt, .id);
 | ($all_tl | map(select(($include_system == 1 or (is_system | not)) and author_ok)) | order)
     as $timeline
 | ([$review_comments[], $timeline[]] | map(select(.body | caret_marked) | .id)) as $carets
+| ([$review_comments[], $timeline[]] | map(select(.body | backslash_marked) | .id))
+    as $backslashes
 | {
     repository: $repository,
     pullRequest: $number,
@@ -482,12 +487,14 @@ def order: sort_by(.createdAt, .id);
       + (if $include_system == 0 and $system_count > 0
          then ["\($system_count) system event(s) left out (issue comments by bots, COMMENTED reviews with an empty body); pass --include-system to include them"]
          else [] end)
-      + (if ($carets | length) > 0 or ($p.title | caret_marked)
-         then ["gh rewrites control characters in bodies into caret notation (ESC becomes ^[), so such bodies cannot be returned byte for byte; "
-               + (if ($carets | length) > 0
-                  then "the bodies of comment(s) \($carets | map(tostring) | join(", ")) hold caret sequences that may come from that rewrite (or be literal text): their body, bodyChars and hiddenCharacters reflect the altered text"
-                  else "no returned body holds such a sequence" end)
-               + (if ($p.title | caret_marked) then "; the title may be altered the same way" else "" end)]
+      + (if ($carets | length) > 0
+         then ["gh rewrites control characters in bodies into caret notation (ESC becomes ^[), so such bodies cannot be returned byte for byte: the bodies of comment(s) \($carets | map(tostring) | join(", ")) hold caret sequences that may come from that rewrite (or be literal text); their body, bodyChars and hiddenCharacters reflect the text as gh returned it"]
+         else [] end)
+      + (if ($backslashes | length) > 0
+         then ["gh 2.23 (and possibly other versions) also rewrites literal \\u00XX text in bodies (\\u00e9 becomes \\é): the bodies of comment(s) \($backslashes | map(tostring) | join(", ")) hold backslashes and may differ from the text on GitHub in that way; their bodyChars and hiddenCharacters reflect the text as gh returned it"]
+         else [] end)
+      + (if ($p.title | caret_marked) or ($p.title | backslash_marked)
+         then ["the title may have been rewritten by gh in the same way (caret notation or a backslash sequence)"]
          else [] end)
       + $gaps)
   }

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Set
 
 from . import config
 from .client import GitHubClient
 from .errors import AuthError, BundleError, UsageError, encode_json
-from .state import StatePaths, StateStore, locate, validate_comment_id, validate_issue_number
+from .state import (
+    StatePaths,
+    StateStore,
+    locate,
+    parse_digits,
+    validate_comment_id,
+    validate_issue_number,
+)
 
 EXIT_CODES = """exit codes:
   0  success (also "no new comments")       4  not found (repository, issue, PR, comment)
@@ -47,9 +55,8 @@ def make_parser(doc: Optional[str], prog: str) -> ArgumentParser:
 
 def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        try:
-            value = int(text, 10)
-        except ValueError:
+        value = parse_digits(text)
+        if value is None:
             raise argparse.ArgumentTypeError(f"{flag} takes a whole number, not {text!r}")
         if value < (0 if allow_zero else 1) or value > 10**9:
             raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")
@@ -60,8 +67,10 @@ def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
 def positive_float(flag: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
-            value = float(text)
+            value = float(text) if re.fullmatch(r"[0-9]+(\.[0-9]+)?", text) else float("nan")
         except ValueError:
+            value = float("nan")
+        if value != value:
             raise argparse.ArgumentTypeError(f"{flag} takes a number of seconds, not {text!r}")
         if not 0 <= value <= 3600 or value != value:
             raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")

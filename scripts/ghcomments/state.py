@@ -29,6 +29,7 @@ from .errors import StateError, UsageError, encode_json
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
 NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+DIGITS_RE = re.compile(r"^[0-9]{1,20}$")  # ASCII digits only: int() also takes " 5", "5_0", "٣"
 LOCK_WAIT_SECONDS = 5.0
 # Tests only: seconds to pause between the steps of an atomic write (crash-safety tests kill
 # the process during the pause).
@@ -42,22 +43,22 @@ def validate_name(value: str, flag: str) -> str:
     return value
 
 
+def parse_digits(value: Any) -> Optional[int]:
+    """A whole number written in ASCII digits, else None."""
+    text = str(value)
+    return int(text) if DIGITS_RE.match(text) else None
+
+
 def validate_issue_number(value: Any, flag: str = "--issue") -> int:
-    try:
-        number = int(str(value), 10)
-    except (TypeError, ValueError):
-        raise UsageError(f"invalid {flag} {value!r}: a positive whole number")
-    if number < 1 or number > 2**31 - 1:
+    number = parse_digits(value)
+    if number is None or number < 1 or number > 2**31 - 1:
         raise UsageError(f"invalid {flag} {value!r}: a positive whole number")
     return number
 
 
 def validate_comment_id(value: Any, flag: str) -> int:
-    try:
-        number = int(str(value), 10)
-    except (TypeError, ValueError):
-        raise UsageError(f"invalid {flag} {value!r}: a comment id (a positive whole number)")
-    if number < 1 or number > 2**63 - 1:
+    number = parse_digits(value)
+    if number is None or number < 1 or number > 2**63 - 1:
         raise UsageError(f"invalid {flag} {value!r}: a comment id (a positive whole number)")
     return number
 
