@@ -41,12 +41,13 @@ def clean_env(**extra: str) -> Dict[str, str]:
     return env
 
 
-def script_env(fake, token: Optional[str] = TOKEN, **extra: str) -> Dict[str, str]:
+def script_env(fake, token: Optional[str] = TOKEN, login: str = "octocat",
+               **extra: str) -> Dict[str, str]:
     """Environment for a script talking to `fake` (GITHUB_API_URL + GH_TOKEN, as Actions sets
     them), with HOME in a temp folder so no real gh login is found."""
     env = clean_env(GITHUB_API_URL=fake.url, GH_CONFIG_DIR=str(Path(fake_home(fake)) / "gh"))
     if token:
-        fake.add_token(token, login="octocat")
+        fake.add_token(token, login=login)
         env["GH_TOKEN"] = token
     env.update(extra)
     return env

@@ -345,6 +345,16 @@ def test_confirm_is_idempotent(issue, env, root):
     assert checkpoint_file(root).read_bytes() == before
 
 
+def test_already_applied_comes_before_the_snapshot_test(issue, env, root):
+    issue.add_comments(OWNER, "hello", ISSUE, 30)
+    first = look_and_confirm(env, root)
+    assert check(env, root).json["has_updates"] is False  # a later check replaces the file
+    before = checkpoint_file(root).read_bytes()
+    r = confirm(env, root, first["snapshot_id"])  # a retried confirm of the first snapshot
+    assert r.code == 0 and r.json["already_applied"] is True, r
+    assert checkpoint_file(root).read_bytes() == before
+
+
 def test_confirm_through_a_returned_comment(issue, env, root):
     issue.add_comments(OWNER, "hello", ISSUE, 30)
     look_and_confirm(env, root)

@@ -292,6 +292,34 @@ class Monitor:
         return doc
 
     # -- get_latest_comments.py --confirm-updates ------------------------------------------------
+    @staticmethod
+    def _confirm_target(upd: Dict[str, Any], through: Optional[int]
+                        ) -> Optional[Dict[str, Any]]:
+        """What the confirm would write: the snapshot's recommendation, or --through ID."""
+        if through is None:
+            return upd.get("recommended_checkpoint")
+        match = [c for c in upd["new_comments"] if c.get("id") == through]
+        if not match:
+            raise UsageError(f"--through {through} is not a comment of snapshot "
+                             f"{upd['snapshot_id']}")
+        return {"last_comment_id": through,
+                "last_comment_created_at": match[0].get("created_at")}
+
+    @staticmethod
+    def _check_confirmable(upd: Dict[str, Any], snapshot_id: Optional[str],
+                           stored: Optional[int]) -> None:
+        """Refuse a snapshot that is not the one read, or that was read after another
+        checkpoint than the stored one (compare-and-swap on last_comment_id)."""
+        if snapshot_id is not None and upd.get("snapshot_id") != snapshot_id:
+            raise StateError(f"the updates file now holds snapshot {upd.get('snapshot_id')}, "
+                             f"not {snapshot_id}: a later check replaced the one you read. "
+                             "Process that check's comments, then confirm its snapshot")
+        snap_prev = upd.get("previous_checkpoint") or {}
+        if stored != snap_prev.get("last_comment_id"):
+            raise StateError(
+                f"refusing to confirm snapshot {upd['snapshot_id']}: it was read after "
+                f"checkpoint {snap_prev.get('last_comment_id')}, but the checkpoint is now "
+                f"{stored}. Run check_issue_updates.py again")
     def confirm(self, snapshot_id: Optional[str], through: Optional[int],
                 force: bool) -> Dict[str, Any]:
         doc = self._base()
@@ -300,39 +328,21 @@ class Monitor:
             if upd is None:
                 raise StateError(f"no updates file at {self.store.paths.updates}: run "
                                  "check_issue_updates.py first, then confirm what it returned")
-            if snapshot_id is not None and upd.get("snapshot_id") != snapshot_id:
-                raise StateError(f"the updates file now holds snapshot {upd.get('snapshot_id')}, "
-                                 f"not {snapshot_id}: a later check replaced the one you read. "
-                                 "Process that check's comments, then confirm its snapshot")
             cp = self.store.read_checkpoint()
             stored = cp["last_comment_id"] if cp else None
-            hint = upd.get("poll_hint")
-            if through is not None:
-                match = [c for c in upd["new_comments"] if c.get("id") == through]
-                if not match:
-                    raise UsageError(f"--through {through} is not a comment of snapshot "
-                                     f"{upd['snapshot_id']}")
-                target: Optional[Dict[str, Any]] = {
-                    "last_comment_id": through,
-                    "last_comment_created_at": match[0].get("created_at")}
-                hint = None
-            else:
-                target = upd.get("recommended_checkpoint")
             previous = self._stored_cursor(cp)
-            already = target is None or stored == target.get("last_comment_id")
+            target = self._confirm_target(upd, through)
+            # Already applied comes first: a confirm that would change nothing succeeds.
+            already = target is None or stored == target["last_comment_id"]
             written = False
-            if target is not None and not already:
-                snap_prev = upd.get("previous_checkpoint") or {}
-                if stored != snap_prev.get("last_comment_id"):
-                    raise StateError(
-                        f"refusing to confirm snapshot {upd['snapshot_id']}: it was read after "
-                        f"checkpoint {snap_prev.get('last_comment_id')}, but the checkpoint is "
-                        f"now {stored}. Run check_issue_updates.py again")
+            if not already:
+                self._check_confirmable(upd, snapshot_id, stored)
                 new_id = int(target["last_comment_id"])
                 if stored is not None and new_id < stored and not force:
                     raise StateError(f"refusing to move the checkpoint backwards from {stored} "
                                      f"to {new_id} (pass --force to do it anyway)")
-                if hint and hint.get("comment_id") != new_id:
+                hint = upd.get("poll_hint")  # kept only for its own comment: a partial
+                if hint and hint.get("comment_id") != new_id:  # confirm drops it
                     hint = None
                 self.store.write_checkpoint(self._checkpoint_doc(
                     new_id, target.get("last_comment_created_at"), hint))
