@@ -40,9 +40,10 @@ when the repository comes from it, else github.com; login is checked first with
 Output (json): repository, pullRequest, title, state (OPEN/CLOSED/MERGED), url, retrievedAt,
 refreshed (always true), reviewThreads (always [] here: REST has no resolution state),
 reviewComments (inline comments), timelineComments (reviews and issue comments), limitations.
-gh rewrites control characters in bodies into caret notation (ESC becomes ^[): bodies holding
-such sequences are listed in `limitations`, and their bodyChars/hiddenCharacters describe the
-text as gh returned it.
+gh rewrites control characters in bodies into caret notation (ESC becomes ^[), and gh 2.23 also
+rewrites literal \u00XX text (\u00e9 becomes \é): bodies that may have been rewritten (caret
+sequences, backslashes) are listed in `limitations`, and their body, bodyChars and
+hiddenCharacters describe the text as gh returned it.
 
 Examples:
   get-pr-comments.sh --owner octo --repo hello --pr 7
@@ -228,6 +229,16 @@ repo_from_remote() {
 
 # --------------------------------------------------------------------------- gh api
 
+# gh as a plain, non-interactive pipe: no forced terminal, colour, pager or prompt, whatever the
+# caller's environment says (colour or a forced TTY would put escapes in the JSON and headers).
+run_gh() {
+  (
+    unset GH_FORCE_TTY GH_PAGER PAGER CLICOLOR_FORCE
+    export NO_COLOR=1 GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 GH_SPINNER_DISABLED=1
+    exec gh "$@"
+  )
+}
+
 # Filled by gh_get when a request fails.
 FAIL_EXIT=0
 FAIL_CODE=''
@@ -273,6 +284,21 @@ split_response() {
     esac
   done <"${raw}"
   printf '%s' "${status}"
+}
+
+# Whether gh has a token for HOST. `gh auth token` sends no request (the token itself goes to
+# /dev/null); gh before 2.17 lacks it, and then `gh auth status` decides.
+gh_logged_in() {
+  local complaint
+  if complaint="$(run_gh auth token --hostname "${HOST}" 2>&1 >/dev/null </dev/null)"; then
+    return 0
+  fi
+  case "${complaint}" in
+    *"unknown command"*)
+      run_gh auth status --hostname "${HOST}" >/dev/null 2>&1 </dev/null
+      ;;
+    *) return 1 ;;
+  esac
 }
 
 # Value of header $2 (any case) in headers file $1, or nothing.
@@ -375,14 +401,14 @@ gh_get() {
   local raw="${tmp}/raw" errfile="${tmp}/stderr" bodies="${tmp}/bodies"
   local headers="${tmp}/headers" last="${tmp}/last"
   local attempt=1 gh_rc status
-  local -a flags=(api -i --hostname "${HOST}" --method GET)
+  local -a flags=(api -i --hostname "${HOST}" --method GET
+    -H 'Accept: application/vnd.github+json' -H 'X-GitHub-Api-Version: 2022-11-28')
   if [ "${paginate}" = paginate ]; then
     flags+=(--paginate)
   fi
   while :; do
     gh_rc=0
-    GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 gh "${flags[@]}" "${path}" \
-      >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
+    run_gh "${flags[@]}" "${path}" >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
     status="$(split_response "${raw}" "${bodies}" "${headers}" "${last}")"
     if [ "${gh_rc}" -eq 0 ]; then
       if [ "${paginate}" = paginate ]; then
@@ -406,7 +432,7 @@ gh_get() {
     case "${FAIL_CODE}:${FAIL_STATUS}" in
       network:* | server:502 | server:503 | server:504)
         if [ "${attempt}" -lt 3 ]; then
-          sleep "$((attempt == 1 ? 0 : 1)).5"  # 0.5 s, then 1.5 s
+          if [ "${attempt}" -eq 1 ]; then sleep 0.5; else sleep 1; fi
           attempt=$((attempt + 1))
           continue
         fi
@@ -477,7 +503,7 @@ def order: sort_by(.createdAt, .id);
             elif $p.state == "closed" then "CLOSED"
             else null end),
     url: ($p.html_url // null),
-    retrievedAt: $retrieved_at,
+    retrievedAt: (now | floor | todate),
     refreshed: true,
     reviewThreads: [],
     reviewComments: $review_comments,
@@ -551,7 +577,7 @@ fetch_secondary() {
 }
 
 main() {
-  local base retrieved_at gaps
+  local base gaps
   parse_args "$@"
   require_tool jq "install jq"
   require_tool gh "install the GitHub CLI"
@@ -564,18 +590,19 @@ main() {
   elif [ -z "${HOST}" ]; then
     HOST="github.com"
   fi
-  if ! gh auth token --hostname "${HOST}" >/dev/null 2>&1; then
+  if ! gh_logged_in; then
     die 3 auth "gh is not logged in to ${HOST}: run 'gh auth login --hostname ${HOST}' or set GH_TOKEN"
   fi
 
-  tmp="$(mktemp -d "${TMPDIR:-/tmp}/get-pr-comments.XXXXXX")"
   # shellcheck disable=SC2154  # excode is assigned by the trap itself
   trap 'excode=$?; trap - EXIT; rm -rf "$tmp"; exit $excode' INT TERM EXIT
+  if ! tmp="$(mktemp -d "${TMPDIR:-/tmp}/get-pr-comments.XXXXXX" 2>/dev/null)"; then
+    die 1 internal "cannot create a temporary directory in ${TMPDIR:-/tmp}"
+  fi
 
   base="repos/${OWNER}/${REPO}"
   gaps="${tmp}/gaps"
   : >"${gaps}"
-  retrieved_at="$(jq -nr 'now | floor | todate')"
 
   if ! gh_get "${base}/pulls/${PR}" "${tmp}/pull.json" single; then
     if [ "${FAIL_EXIT}" -eq 4 ]; then
@@ -599,7 +626,6 @@ main() {
     --slurpfile gaps "${gaps}" \
     --arg repository "${OWNER}/${REPO}" \
     --argjson number "${PR}" \
-    --arg retrieved_at "${retrieved_at}" \
     --arg resolution_note "${RESOLUTION_NOTE}" \
     --arg file "${FILE_FILTER}" \
     --argjson file_set "${FILE_SET}" \
