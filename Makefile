@@ -16,6 +16,15 @@ $(STAMP): requirements.txt requirements-dev.txt
 test: install
 	$(BIN)/python -m pytest tests
 
+# Offline: the real scripts against the fake GitHub on 127.0.0.1 (no token, no GitHub access).
+demo: install
+	$(BIN)/python tests/demo.py
+
+# The bundle against `gh api --paginate` and naive paging on the fake GitHub (no GitHub access);
+# Markdown on stdout and in bench-results.md.
+bench: install
+	$(BIN)/python tests/bench.py
+
 lint: install
 	$(BIN)/ruff check .
 	@if ls scripts/*.sh >/dev/null 2>&1; then \

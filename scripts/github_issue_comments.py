@@ -31,7 +31,6 @@ from ghcomments.cli import (  # noqa: F401
 )
 from ghcomments.errors import UsageError  # noqa: F401
 from ghcomments.monitor import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Monitor, Options
-from ghcomments.pr import get_pr_comments  # noqa: F401  (re-exported)
 from ghcomments.render import monitor_summary
 
 Result = Tuple[Dict[str, Any], Any]
@@ -87,6 +86,14 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     if limit is None and selector == "checkpoint":
         limit = DEFAULT_LIMIT
     return _shaped(monitor.fetch(selector, value, limit, args.update_state, args.force), args)
+
+
+def get_pr_comments(args: argparse.Namespace) -> Result:
+    """PR review feedback (CONTRACT section 7); imported on use, so the monitor and the writer
+    do not load ghcomments.pr (about 4 ms of every run)."""
+    from ghcomments.pr import get_pr_comments as impl
+
+    return impl(args)
 
 
 def manage_issue_comment(args: argparse.Namespace) -> Result:

@@ -14,6 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
 SHARED = REPO.parent / "shared"
 TOKEN = "ghp_scriptTestToken0000000000000000000000"
+# The interpreter the scripts run under; CI also runs them under the oldest supported Python.
+SCRIPT_PYTHON = os.environ.get("GH_MONITOR_TEST_PYTHON") or sys.executable
 OWNER, NAME = "octo", "hello"
 REPOSITORY = f"{OWNER}/{NAME}"
 
@@ -70,7 +72,7 @@ def run_script(name: str, *args: Any, env: Optional[Dict[str, str]] = None,
                timeout: float = 120) -> Run:
     """`python3 scripts/NAME args…` as a subprocess; stdout, stderr and exit code."""
     path = SCRIPTS / name
-    cmd = ([sys.executable, str(path)] if name.endswith(".py") else ["bash", str(path)])
+    cmd = ([SCRIPT_PYTHON, str(path)] if name.endswith(".py") else ["bash", str(path)])
     proc = subprocess.run(cmd + [str(a) for a in args], env=env, cwd=cwd, input=stdin,
                           capture_output=True, timeout=timeout, check=False)
     return Run(proc.returncode, proc.stdout.decode("utf-8", "replace"),

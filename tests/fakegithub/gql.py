@@ -400,7 +400,7 @@ class Root:
             "limit": b.limit,
             "nodeCount": 0,
             "remaining": b.remaining,
-            "resetAt": ts(dt.datetime.fromtimestamp(b.reset, dt.UTC)),
+            "resetAt": ts(dt.datetime.fromtimestamp(b.reset, dt.timezone.utc)),
             "used": b.used,
         }
 

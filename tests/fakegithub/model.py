@@ -17,7 +17,7 @@ import hashlib
 import struct
 from dataclasses import dataclass, field
 
-UTC = dt.UTC
+UTC = dt.timezone.utc
 
 ASSOCIATIONS = (
     "COLLABORATOR",

@@ -22,7 +22,7 @@ def seed_demo(fake) -> dict:
     """
     owner, name = DEMO_REPO
     fake.add_token(DEMO_TOKEN, login="octocat")
-    fake.clock = dt.datetime(2026, 4, 23, 9, 0, 0, tzinfo=dt.UTC)
+    fake.clock = dt.datetime(2026, 4, 23, 9, 0, 0, tzinfo=dt.timezone.utc)
     fake.add_repo(owner, name, owner_type="Organization")
     fake.add_issue(
         owner,

@@ -20,7 +20,6 @@ import traceback
 from base64 import b64decode
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Self
 from urllib.parse import parse_qsl, urlsplit
 
 from . import gql, rest, shapes
@@ -39,7 +38,7 @@ MEDIA = re.compile(r"application/vnd\.github(?:\.v3)?(?:\.(raw|text|html|full))?
 
 
 def _now_utc() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
 
 class FakeGitHub:
@@ -73,7 +72,7 @@ class FakeGitHub:
         self._clock = _now_utc()
         self.hook_errors = []
 
-    def start(self) -> Self:
+    def start(self) -> FakeGitHub:
         if self._server is not None:
             return self
         handler = type("Handler", (_Handler,), {"fake": self})
@@ -97,7 +96,7 @@ class FakeGitHub:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> FakeGitHub:
         return self.start()
 
     def __exit__(self, *exc) -> None:

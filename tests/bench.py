@@ -1,0 +1,870 @@
+#!/usr/bin/env python3
+"""`make bench`: the bundle against the tools a user would otherwise pick, on the fake GitHub.
+
+    .venv/bin/python tests/bench.py                      # everything, 2.5 to 3 minutes
+    .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff
+
+Three parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
+
+1. Following one issue of 100, 1,000 and 10,000 comments: first look, no-change poll, poll
+   after 5 new comments, catch-up after 250, one comment by id. Columns: this bundle (the real
+   scripts as subprocesses, as an agent runs them), the real `gh api --paginate`, and naive
+   `requests` paging (per_page=100, following Link). Runs are interleaved across columns, so
+   the ratios hold on a noisy machine.
+2. Start-up: each script's `--help` against `python -c pass` and `python -c "import requests"`,
+   and an `-X importtime` profile of a no-change poll.
+3. The hand-off (seed 003): a three-cycle review on issues with 10, 1,000 and 3,000 prior
+   comments; per read, the full conversation (`--all`) against `handoff.fetch` (`--comment-id`)
+   and `--since-comment-id`.
+
+The Markdown goes to stdout and to bench-results.md at the repository root. Not collected by
+pytest (no test_ functions); tests/test_bench_smoke.py runs the measurement functions small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as `python tests/bench.py`
+    sys.path.insert(0, str(REPO))
+
+from tests.fakegithub import FakeGitHub
+from tests.support import SCRIPTS, clean_env
+
+PY = sys.executable
+OWNER, NAME = "bench", "repo"
+REPOSITORY = f"{OWNER}/{NAME}"
+SIZES = (100, 1000, 10000)
+RUNS = 5
+STARTUP_RUNS = 10
+HANDOFF_PRIORS = (10, 1000, 3000)
+HANDOFF_CYCLES = 3
+RESULTS = REPO / "bench-results.md"
+COLUMNS = ("bundle", "gh", "requests")
+COLUMN_TITLES = {"bundle": "this bundle", "gh": "`gh api --paginate`",
+                 "requests": "naive `requests` paging"}
+
+LOREM = ("The change looks right to me, but the retry loop in the transport should stop after "
+         "the third attempt, and the error message should name the file it could not read. "
+         "Could you also add a test for the empty page, and say in the docs why the checkpoint "
+         "moves only forward? Thanks for the quick turnaround on this one.")
+
+
+def body(i: int) -> str:
+    """A comment body of about 300 characters (real comments are rarely shorter)."""
+    return f"Comment {i}. {LOREM}"
+
+
+# -- scenarios and their floors -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    title: str
+    floor_requests: int
+    floor_points: int
+
+
+SCENARIOS = (
+    Scenario("first", "first look (newest 20)", 2, 2),
+    Scenario("idle", "no-change poll", 1, 0),
+    Scenario("new5", "poll after 5 new comments", 1, 1),
+    Scenario("new250", "catch-up after 250 new (batches of 100, confirm each)", 3, 3),
+    Scenario("byid", "one comment by id (hand-off)", 1, 1),
+)
+NEW = {"new5": 5, "new250": 250}
+
+
+class BenchError(Exception):
+    """A measured command failed or returned the wrong comments: the numbers would lie."""
+
+
+# -- one measured run ---------------------------------------------------------------------------
+
+@dataclass
+class Sample:
+    requests: int
+    points: int
+    bytes: int
+    seconds: float
+    statuses: List[int] = field(default_factory=list)
+
+
+@dataclass
+class Cell:
+    samples: List[Sample] = field(default_factory=list)
+
+    @property
+    def requests(self) -> List[int]:
+        return [s.requests for s in self.samples]
+
+    @property
+    def points(self) -> List[int]:
+        return [s.points for s in self.samples]
+
+    @property
+    def nbytes(self) -> List[int]:
+        return [s.bytes for s in self.samples]
+
+    @property
+    def seconds(self) -> List[float]:
+        return [s.seconds for s in self.samples]
+
+
+@dataclass
+class Out:
+    code: int
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def json(self):
+        return json.loads(self.stdout)
+
+
+NAIVE_CLIENT = r"""
+import json, os, sys
+import requests
+url, listing = sys.argv[1], sys.argv[2] == "list"
+s = requests.Session()
+s.trust_env = False
+s.headers.update({"Authorization": "Bearer " + os.environ["BENCH_TOKEN"],
+                  "Accept": "application/vnd.github+json", "User-Agent": "naive-paging"})
+params = {"per_page": 100} if listing else None
+out = []
+while url:
+    r = s.get(url, params=params, timeout=30)
+    r.raise_for_status()
+    if not listing:
+        out = r.json()
+        break
+    out.extend(r.json())
+    url, params = r.links.get("next", {}).get("url"), None
+sys.stdout.write(json.dumps(out))
+"""
+
+
+class Harness:
+    """The fake, tokens, fresh state roots, and the three kinds of client as subprocesses."""
+
+    def __init__(self, fake: FakeGitHub, tmp: Path, pyc_dir: Optional[Path] = None) -> None:
+        self.fake = fake
+        self.tmp = Path(tmp)
+        self.gh_config = self.tmp / "gh-config"
+        self.gh_config.mkdir(parents=True, exist_ok=True)
+        self._tokens = 0
+        self._roots = 0
+        self._issues = 0
+        # Bytecode cached in a temp dir, as on most machines (the tree stays clean, and a
+        # PYTHONDONTWRITEBYTECODE in the caller's environment does not make every run compile
+        # the bundle from source; measure_startup shows that case separately).
+        self.pyc = {"PYTHONPYCACHEPREFIX": str(pyc_dir or self.tmp / "pycache")}
+        self.ids: Dict[int, List[int]] = {}  # issue -> comment ids as seeded
+        self.reported: Optional[int] = None  # the `requests` the bundle's outputs claim
+        fake.add_repo(OWNER, NAME)
+
+    # -- data ----------------------------------------------------------------------------------
+    def new_issue(self, comments: int) -> int:
+        self._issues += 1
+        number = self._issues
+        self.fake.add_issue(OWNER, NAME, number)
+        self.ids[number] = self.fake.add_comments(OWNER, NAME, number, comments, body=body)
+        return number
+
+    def add(self, issue: int, count: int) -> List[int]:
+        return self.fake.add_comments(OWNER, NAME, issue, count,
+                                      body=lambda i: body(100000 + i))
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Put the issue back as it was seeded, so every run sees the same list."""
+        for cid in reversed(ids):
+            self.fake.delete_comment(cid)
+
+    def token(self, login: str = "octocat") -> str:
+        """A fresh token: its own rate-limit bucket."""
+        self._tokens += 1
+        tok = f"ghp_bench{self._tokens:031d}"
+        self.fake.add_token(tok, login=login)
+        return tok
+
+    def root(self) -> Path:
+        """A fresh --root, so no state leaks between runs."""
+        self._roots += 1
+        path = self.tmp / f"root-{self._roots}"
+        path.mkdir()
+        return path
+
+    def python_env(self, cached: bool = True, **extra: str) -> Dict[str, str]:
+        """A clean environment for a Python child: bytecode cached in our temp dir, or, with
+        cached=False, as this sandbox runs Python (PYTHONDONTWRITEBYTECODE=1: modules without
+        a __pycache__ beside them, the bundle's, are compiled from source every run)."""
+        env = clean_env(**extra)
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if cached:
+            env.update(self.pyc)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return env
+
+    def warm_up(self) -> None:
+        """Fill the bytecode cache, so no measured run pays for compiling."""
+        env = self.python_env()
+        for _, cmd in STARTUP_COMMANDS:
+            subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=120)
+        issue = self.new_issue(3)
+        token = self.token()
+        root = self.root()
+        bundle_round(self, issue, token, root)
+        self.latest(issue, token, "--comment-id", self.ids[issue][-1])
+        self.script("manage_issue_comment.py", "--action", "create", "--repo", REPOSITORY,
+                    "--issue", issue, "--body-file", "-", "--dry-run", token=token,
+                    stdin=b"warm-up")
+        self.naive(token, f"repos/{REPOSITORY}/issues/{issue}/comments", True)
+        self.fake.clear_log()
+
+    def used(self, token: str) -> int:
+        """x-ratelimit-used of the token's core bucket, from GET /rate_limit (free)."""
+        req = urllib.request.Request(f"{self.fake.url}/rate_limit", headers={
+            "Authorization": f"Bearer {token}", "User-Agent": "bench"})
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(req, timeout=30) as resp:
+            return int(resp.headers["x-ratelimit-used"])
+
+    def report(self, doc: dict) -> dict:
+        """Note the `requests` a bundle output claims (checked against the fake's log)."""
+        self.reported = (self.reported or 0) + int(doc["requests"])
+        return doc
+
+    def measure(self, token: str, action: Callable[[], int]) -> Sample:
+        """Run `action` (it returns the stdout bytes it read) and count what it cost."""
+        before = self.used(token)
+        self.fake.clear_log()
+        self.reported = None
+        start = time.perf_counter()
+        nbytes = action()
+        seconds = time.perf_counter() - start
+        log = self.fake.requests
+        self.fake.clear_log()  # the log keeps response bodies: do not let it grow
+        points = self.used(token) - before
+        self.fake.clear_log()
+        if self.reported is not None and self.reported != len(log):
+            raise BenchError(f"the bundle's outputs say {self.reported} requests; the fake "
+                             f"logged {len(log)}")
+        return Sample(len(log), points, nbytes, seconds, [e.status for e in log])
+
+    # -- clients -------------------------------------------------------------------------------
+    def _run(self, cmd: List[str], env: Dict[str, str], stdin: Optional[bytes] = None,
+             cwd: Optional[Path] = None, ok: bool = True) -> Out:
+        proc = subprocess.run(cmd, env=env, input=stdin, capture_output=True, cwd=cwd,
+                              timeout=300, check=False)
+        out = Out(proc.returncode, proc.stdout, proc.stderr)
+        if ok and out.code != 0:
+            raise BenchError(f"{shlex.join(cmd)} exited {out.code}: "
+                             f"{out.stderr.decode(errors='replace')[-2000:]}")
+        return out
+
+    def script_env(self, token: str) -> Dict[str, str]:
+        """As GitHub Actions sets it (GITHUB_API_URL + GH_TOKEN); `python3` is this Python."""
+        env = self.python_env(GITHUB_API_URL=self.fake.url, GH_TOKEN=token,
+                              GH_CONFIG_DIR=str(self.gh_config))
+        env["PATH"] = os.pathsep.join([str(Path(PY).parent), env.get("PATH", "")])
+        return env
+
+    def script(self, name: str, *args, token: str, stdin: Optional[bytes] = None) -> Out:
+        return self._run([PY, str(SCRIPTS / name), *map(str, args)], self.script_env(token),
+                         stdin=stdin)
+
+    def check(self, issue: int, token: str, root: Path, *args) -> Out:
+        return self.script("check_issue_updates.py", "--repo", REPOSITORY, "--issue", issue,
+                           "--root", root, *args, token=token)
+
+    def latest(self, issue: int, token: str, *args, root: Optional[Path] = None) -> Out:
+        return self.script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", issue,
+                           "--root", root or self.root(), *args, token=token)
+
+    def gh(self, token: str, endpoint: str, paginate: bool) -> Out:
+        env = clean_env(GH_HOST="github.localhost", GH_TOKEN=token, HTTP_PROXY=self.fake.url,
+                        HTTPS_PROXY=self.fake.url, http_proxy=self.fake.url,
+                        https_proxy=self.fake.url, NO_PROXY="", no_proxy="",
+                        GH_CONFIG_DIR=str(self.gh_config), GH_NO_UPDATE_NOTIFIER="1",
+                        GH_PROMPT_DISABLED="1")
+        return self._run(["gh", "api", *(["--paginate"] if paginate else []), endpoint], env)
+
+    def naive(self, token: str, endpoint: str, listing: bool) -> Out:
+        env = self.python_env(BENCH_TOKEN=token)
+        return self._run([PY, "-c", NAIVE_CLIENT, f"{self.fake.url}/{endpoint}",
+                          "list" if listing else "one"], env)
+
+
+def json_items(stdout: bytes) -> list:
+    """Comments in `gh api --paginate` output (one JSON array per page, back to back)."""
+    text, pos, items = stdout.decode(), 0, []
+    decoder = json.JSONDecoder()
+    while pos < len(text):
+        doc, pos = decoder.raw_decode(text, pos)
+        items.extend(doc if isinstance(doc, list) else [doc])
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return items
+
+
+# -- part 1: the three columns --------------------------------------------------------------------
+
+def bundle_round(h: Harness, issue: int, token: str, root: Path,
+                 limit: Optional[int] = None) -> Tuple[int, dict]:
+    """One round as an agent runs it: check, then confirm the snapshot it returned comments
+    in (a check with nothing new has nothing to confirm). Returns (stdout bytes, check doc)."""
+    r = h.check(issue, token, root, *(["--limit", limit] if limit else []))
+    doc = h.report(r.json)
+    nbytes = len(r.stdout)
+    if doc["new_comments"]:
+        c = h.script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", issue,
+                     "--root", root, "--confirm-updates", "--snapshot-id", doc["snapshot_id"],
+                     token=token)
+        h.report(c.json)
+        nbytes += len(c.stdout)
+    return nbytes, doc
+
+
+def run_bundle(h: Harness, issue: int, scenario: str) -> Sample:
+    token = h.token()
+    ids = h.ids[issue]
+    if scenario == "byid":
+        def fetch_one() -> int:
+            r = h.latest(issue, token, "--comment-id", ids[-1])
+            if [c["id"] for c in h.report(r.json)["comments"]] != [ids[-1]]:
+                raise BenchError("--comment-id returned the wrong comment")
+            return len(r.stdout)
+        return h.measure(token, fetch_one)
+    root = h.root()
+    if scenario == "first":
+        def first_look() -> int:
+            nbytes, doc = bundle_round(h, issue, token, root)
+            if [c["id"] for c in doc["new_comments"]] != ids[-20:]:
+                raise BenchError("first look did not return the newest 20")
+            return nbytes
+        return h.measure(token, first_look)
+    bundle_round(h, issue, token, root)  # setup: a first look, confirmed
+    new = h.add(issue, NEW.get(scenario, 0))
+    try:
+        def catch_up() -> int:
+            seen: List[int] = []
+            total = 0
+            for _ in range(20):
+                nbytes, doc = bundle_round(h, issue, token, root,
+                                           100 if scenario == "new250" else None)
+                total += nbytes
+                seen += [c["id"] for c in doc["new_comments"]]
+                if not doc["more_available"]:
+                    break
+            if seen != new:
+                raise BenchError(f"{scenario}: the bundle returned {len(seen)} comments, "
+                                 f"expected the {len(new)} new ones")
+            return total
+        return h.measure(token, catch_up)
+    finally:
+        h.remove(new)
+
+
+def run_baseline(h: Harness, issue: int, scenario: str, column: str) -> Sample:
+    """`gh api --paginate` or naive paging: read everything, every time (by id: one GET)."""
+    token = h.token()
+    ids = h.ids[issue]
+    client = h.gh if column == "gh" else h.naive
+    if scenario == "byid":
+        def fetch_one() -> int:
+            out = client(token, f"repos/{REPOSITORY}/issues/comments/{ids[-1]}", False)
+            if json.loads(out.stdout)["id"] != ids[-1]:
+                raise BenchError(f"{column}: by id returned the wrong comment")
+            return len(out.stdout)
+        return h.measure(token, fetch_one)
+    new = h.add(issue, NEW.get(scenario, 0))
+    try:
+        def read_all() -> int:
+            out = client(token, f"repos/{REPOSITORY}/issues/{issue}/comments", True)
+            if len(json_items(out.stdout)) != len(ids) + len(new):
+                raise BenchError(f"{column}: read the wrong number of comments")
+            return len(out.stdout)
+        return h.measure(token, read_all)
+    finally:
+        h.remove(new)
+
+
+def measure_issues(h: Harness, sizes: Sequence[int] = SIZES, runs: int = RUNS,
+                   columns: Sequence[str] = COLUMNS,
+                   progress: Callable[[str], None] = lambda s: None
+                   ) -> Dict[Tuple[int, str, str], Cell]:
+    """Every scenario on an issue of each size; runs interleaved across columns."""
+    cells: Dict[Tuple[int, str, str], Cell] = {}
+    for size in sizes:
+        issue = h.new_issue(size)
+        for sc in SCENARIOS:
+            progress(f"{size} comments: {sc.title}")
+            for _ in range(runs):
+                for column in columns:
+                    sample = (run_bundle(h, issue, sc.key) if column == "bundle"
+                              else run_baseline(h, issue, sc.key, column))
+                    cells.setdefault((size, sc.key, column), Cell()).samples.append(sample)
+    return cells
+
+
+# -- part 2: start-up -----------------------------------------------------------------------------
+
+STARTUP_COMMANDS = (
+    ("python -c pass", [PY, "-c", "pass"]),
+    ('python -c "import requests"', [PY, "-c", "import requests"]),
+    ('python -c "import http.client"', [PY, "-c", "import http.client"]),
+    ("python -c \"import github_issue_comments\"",
+     [PY, "-c", f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); import github_issue_comments"]),
+    ("check_issue_updates.py --help", [PY, str(SCRIPTS / "check_issue_updates.py"), "--help"]),
+    ("get_latest_comments.py --help", [PY, str(SCRIPTS / "get_latest_comments.py"), "--help"]),
+    ("manage_issue_comment.py --help", [PY, str(SCRIPTS / "manage_issue_comment.py"), "--help"]),
+    ("get_pr_comments.py --help", [PY, str(SCRIPTS / "get_pr_comments.py"), "--help"]),
+    ("verify_dependencies.py --help", [PY, str(REPO / "verify_dependencies.py"), "--help"]),
+)
+
+
+def measure_startup(h: Harness, runs: int = STARTUP_RUNS
+                    ) -> Dict[Tuple[str, bool], List[float]]:
+    """(command, bytecode cached) -> wall times; every command and mode interleaved."""
+    times: Dict[Tuple[str, bool], List[float]] = {}
+    envs = {True: h.python_env(cached=True), False: h.python_env(cached=False)}
+    for _ in range(runs):
+        for label, cmd in STARTUP_COMMANDS:
+            for cached, env in envs.items():
+                start = time.perf_counter()
+                subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=60)
+                times.setdefault((label, cached), []).append(time.perf_counter() - start)
+    return times
+
+
+def parse_importtime(stderr: str) -> List[Tuple[int, int, int, str]]:
+    """(depth, self µs, cumulative µs, module) from `python -X importtime` output."""
+    rows = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "imported package" in line:
+            continue
+        head, cum_us, name = line.split("|", 2)
+        indent = len(name) - len(name.lstrip()) - 1
+        rows.append((indent // 2, int(head.split(":")[1]), int(cum_us), name.strip()))
+    return rows
+
+
+def subtree(rows: List[Tuple[int, int, int, str]], module: str
+            ) -> List[Tuple[int, int, int, str]]:
+    """The imports made by the first top-level import of `module` (importtime lists a
+    module after everything it imported)."""
+    for i, (depth, _, _, name) in enumerate(rows):
+        if name == module and depth == 0:
+            j = i
+            while j > 0 and rows[j - 1][0] > 0:
+                j -= 1
+            return rows[j:i]
+    return []
+
+
+def children(rows: List[Tuple[int, int, int, str]], module: str) -> List[Tuple[int, str]]:
+    """Direct children (cumulative µs, name) of the first top-level import of `module`."""
+    return sorted(((r[2], r[3]) for r in subtree(rows, module) if r[0] == 1), reverse=True)
+
+
+def heaviest(rows: List[Tuple[int, int, int, str]], module: str) -> List[Tuple[int, str]]:
+    """Modules under `module` by their own (self) import time, µs."""
+    return sorted(((r[1], r[3]) for r in subtree(rows, module)), reverse=True)
+
+
+def profile_idle_poll(h: Harness, issue: int, runs: int = 7) -> Dict[str, object]:
+    """A no-change poll timed with and without cached bytecode, and under `-X importtime`
+    (cached): where its time goes."""
+    token = h.token()
+    root = h.root()
+    bundle_round(h, issue, token, root)
+    argv = [str(SCRIPTS / "check_issue_updates.py"), "--repo", REPOSITORY, "--issue",
+            str(issue), "--root", str(root)]
+    extra = {"GITHUB_API_URL": h.fake.url, "GH_TOKEN": token,
+             "GH_CONFIG_DIR": str(h.gh_config)}
+    envs = {True: h.python_env(True, **extra), False: h.python_env(False, **extra)}
+    times: Dict[bool, List[float]] = {True: [], False: []}
+    best: List[Tuple[int, int, int, str]] = []
+    total_best: Optional[int] = None
+    for _ in range(runs):
+        for cached, env in envs.items():
+            start = time.perf_counter()
+            out = h._run([PY, *argv], env)
+            times[cached].append(time.perf_counter() - start)
+            if out.json["has_updates"]:
+                raise BenchError("the profiled poll found updates")
+        out = h._run([PY, "-X", "importtime", *argv], envs[True])
+        rows = parse_importtime(out.stderr.decode(errors="replace"))
+        total = sum(r[2] for r in rows if r[0] == 0)
+        if total_best is None or total < total_best:  # the least noisy run
+            best, total_best = rows, total
+    h.fake.clear_log()
+    top = sorted(((r[2], r[3]) for r in best if r[0] == 0), reverse=True)
+    return {"poll": times, "total_us": total_best or 0, "top": top[:4],
+            "requests_children": children(best, "requests")[:6],
+            "requests_heaviest": heaviest(best, "requests")[:10]}
+
+
+# -- part 3: the hand-off ---------------------------------------------------------------------------
+
+@dataclass
+class HandoffRow:
+    prior: int
+    cycle: int
+    read: str
+    conversation: int  # comments on the issue when the read happens
+    full: Sample
+    handoff: Sample
+    since: Sample
+    post_requests: int
+
+
+REVIEW = ("Review, round {n}: the pagination loop re-reads the first page after a 304, and the "
+          "error path drops the status code. Please fix both and add a test for the 304 case. "
+          "Everything else looks good to me.")
+REPLY = ("Reply, round {n}: fixed both — the loop now keeps the ETag of the last window, and the "
+         "error carries the status. Added test_poll_304_keeps_window. Ready for another look.")
+
+
+def read_three_ways(h: Harness, issue: int, token: str, handoff: dict, previous: int,
+                    count: int) -> Tuple[Sample, Sample, Sample]:
+    """The new comment (the newest of `count`) read as the whole conversation, by exactly
+    `handoff.fetch`, and by --since-comment-id of the comment before it."""
+    cid = int(handoff["commentId"])
+
+    def full() -> int:
+        r = h.latest(issue, token, "--all", "--max-pages", 100)
+        got = [c["id"] for c in h.report(r.json)["comments"]]
+        if len(got) != count or got[-1] != cid or r.json["truncated"]:
+            raise BenchError("--all did not return the whole conversation")
+        return len(r.stdout)
+
+    def by_handoff() -> int:
+        # exactly handoff.fetch, from the bundle root (it is relative to it); `python3` on
+        # PATH is this Python
+        out = h._run(shlex.split(handoff["fetch"]), h.script_env(token), cwd=REPO)
+        if [c["id"] for c in h.report(out.json)["comments"]] != [cid]:
+            raise BenchError("handoff.fetch did not return exactly the comment")
+        return len(out.stdout)
+
+    def since() -> int:
+        r = h.latest(issue, token, "--since-comment-id", previous)
+        if [c["id"] for c in h.report(r.json)["comments"]] != [cid]:
+            raise BenchError("--since-comment-id did not return the new comment")
+        return len(r.stdout)
+
+    return h.measure(token, full), h.measure(token, by_handoff), h.measure(token, since)
+
+
+def measure_handoff(h: Harness, priors: Sequence[int] = HANDOFF_PRIORS,
+                    cycles: int = HANDOFF_CYCLES,
+                    progress: Callable[[str], None] = lambda s: None) -> List[HandoffRow]:
+    """Reviewer and author take turns: post with manage_issue_comment.py, pass `handoff`, and
+    the other reads the new comment three ways."""
+    rows: List[HandoffRow] = []
+    for prior in priors:
+        progress(f"hand-off, {prior} prior comments")
+        issue = h.new_issue(prior)
+        people = {"reviewer": h.token("reviewer"), "author": h.token("author")}
+        previous = h.ids[issue][-1]
+        count = prior
+        for cycle in range(1, cycles + 1):
+            for poster, reader, text, what in (
+                    ("reviewer", "author", REVIEW, "author reads the review"),
+                    ("author", "reviewer", REPLY, "reviewer reads the reply")):
+                h.fake.clear_log()
+                post = h.script("manage_issue_comment.py", "--action", "create", "--repo",
+                                REPOSITORY, "--issue", issue, "--body-file", "-",
+                                token=people[poster], stdin=text.format(n=cycle).encode())
+                post_requests = len(h.fake.requests)
+                h.fake.clear_log()
+                handoff = post.json["handoff"]
+                count += 1
+                full, by_id, since = read_three_ways(h, issue, people[reader], handoff,
+                                                     previous, count)
+                rows.append(HandoffRow(prior, cycle, what, count, full, by_id, since,
+                                       post_requests))
+                previous = int(handoff["commentId"])
+    return rows
+
+
+# -- formatting --------------------------------------------------------------------------------------
+
+def fmt_bytes(n: float) -> str:
+    if n < 1000:
+        return f"{n:.0f} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def fmt_ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f}"
+
+
+def spread(values: List[int], fmt: Callable[[float], str] = str) -> str:
+    lo, hi = min(values), max(values)
+    return fmt(lo) if lo == hi else f"{fmt(lo)}–{fmt(hi)}"
+
+
+def fmt_cell(cell: Cell) -> str:
+    t = cell.seconds
+    return (f"{spread(cell.requests)} req · {spread(cell.points)} pts · "
+            f"{spread(cell.nbytes, fmt_bytes)} · {fmt_ms(statistics.median(t))} ms "
+            f"({fmt_ms(min(t))}–{fmt_ms(max(t))})")
+
+
+def floor_text(sc: Scenario) -> str:
+    return f"{sc.floor_requests} req · {sc.floor_points} pts"
+
+
+def table_issues(cells: Dict[Tuple[int, str, str], Cell], sizes: Sequence[int],
+                 columns: Sequence[str]) -> str:
+    head = ["comments", "scenario", "floor"] + [COLUMN_TITLES[c] for c in columns]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---:", "---", "---"] + ["---"] * len(columns)) + "|"]
+    for size in sizes:
+        for sc in SCENARIOS:
+            row = [f"{size:,}", sc.title, floor_text(sc)]
+            row += [fmt_cell(cells[(size, sc.key, c)]) for c in columns]
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def bundle_vs_floor(cells: Dict[Tuple[int, str, str], Cell], sizes: Sequence[int]) -> List[str]:
+    """Rows where the bundle spends more than the floor, and by how much."""
+    notes = []
+    for size in sizes:
+        for sc in SCENARIOS:
+            cell = cells.get((size, sc.key, "bundle"))
+            if cell is None:
+                continue
+            req, pts = max(cell.requests), max(cell.points)
+            if req > sc.floor_requests or pts > sc.floor_points:
+                notes.append(f"{size:,} comments, {sc.title}: {req} requests / {pts} points "
+                             f"against a floor of {sc.floor_requests} / {sc.floor_points}")
+    return notes
+
+
+def table_startup(times: Dict[Tuple[str, bool], List[float]],
+                  profile: Optional[Dict[str, object]] = None) -> str:
+    def cell(values: List[float]) -> str:
+        return (f"{fmt_ms(statistics.median(values))} ({fmt_ms(min(values))}–"
+                f"{fmt_ms(max(values))})")
+
+    lines = ["| command (this venv's Python) | bytecode cached: median ms (min–max) | "
+             "PYTHONDONTWRITEBYTECODE=1, as in this sandbox |", "|---|---:|---:|"]
+    for label, _ in STARTUP_COMMANDS:
+        lines.append(f"| `{label}` | {cell(times[(label, True)])} | "
+                     f"{cell(times[(label, False)])} |")
+    if profile:
+        poll = profile["poll"]  # type: ignore[index]
+        lines.append(f"| no-change poll (`check_issue_updates.py`, one request, 304) | "
+                     f"{cell(poll[True])} | {cell(poll[False])} |")
+    return "\n".join(lines)
+
+
+def table_handoff(rows: List[HandoffRow]) -> str:
+    def cell(s: Sample) -> str:
+        return f"{s.requests} req · {s.bytes:,} B"
+
+    lines = ["| prior comments | cycle | read | comments on the issue | full conversation "
+             "(`--all --max-pages 100`) | hand-off (`handoff.fetch`, `--comment-id`) | "
+             "`--since-comment-id` (previous comment) | full ÷ hand-off bytes |",
+             "|---:|---:|---|---:|---|---|---|---:|"]
+    for r in rows:
+        lines.append(f"| {r.prior:,} | {r.cycle} | {r.read} | {r.conversation:,} | "
+                     f"{cell(r.full)} | {cell(r.handoff)} | {cell(r.since)} | "
+                     f"{r.full.bytes / r.handoff.bytes:,.0f}× |")
+    return "\n".join(lines)
+
+
+def handoff_findings(rows: List[HandoffRow]) -> List[str]:
+    ho = [r.handoff for r in rows]
+    notes = [
+        f"Hand-off: requests per read {spread([s.requests for s in ho])}, rate-limit points "
+        f"{spread([s.points for s in ho])}; stdout {min(s.bytes for s in ho):,}"
+        f"–{max(s.bytes for s in ho):,} B whatever the conversation's length "
+        f"({', '.join(f'{p:,}' for p in sorted({r.prior for r in rows}))} prior comments).",
+        f"`--since-comment-id`: {spread([r.since.requests for r in rows])} requests per read "
+        f"(stateless: it locates the id from the end of the list), "
+        f"{min(r.since.bytes for r in rows):,}–{max(r.since.bytes for r in rows):,} B.",
+        f"Full conversation: {spread([r.full.requests for r in rows])} requests, "
+        f"{fmt_bytes(min(r.full.bytes for r in rows))}–{fmt_bytes(max(r.full.bytes for r in rows))}"
+        " per read.",
+        f"Each post (manage_issue_comment.py create): requests "
+        f"{spread([r.post_requests for r in rows])}.",
+    ]
+    for prior in sorted({r.prior for r in rows}):
+        mine = [r for r in rows if r.prior == prior]
+        full = sum(r.full.bytes for r in mine)
+        hand = sum(r.handoff.bytes for r in mine)
+        notes.append(f"{prior:,} prior comments, all {len(mine)} reads: full "
+                     f"{fmt_bytes(full)} in {sum(r.full.requests for r in mine)} requests, "
+                     f"hand-off {fmt_bytes(hand)} in {sum(r.handoff.requests for r in mine)} "
+                     f"requests: {full / hand:,.0f}× fewer bytes")
+    return notes
+
+
+def startup_findings(times: Dict[Tuple[str, bool], List[float]],
+                     profile: Dict[str, object]) -> List[str]:
+    def med(label: str, cached: bool = True) -> float:
+        return statistics.median(times[(label, cached)]) * 1000
+
+    poll_times: Dict[bool, List[float]] = profile["poll"]  # type: ignore[assignment]
+    poll = statistics.median(poll_times[True]) * 1000
+    poll_nc = statistics.median(poll_times[False]) * 1000
+    bare = med("python -c pass")
+    req = med('python -c "import requests"') - bare
+    helper = med('python -c "import github_issue_comments"') - bare
+    stdlib = med('python -c "import http.client"') - bare
+    check_help = med("check_issue_updates.py --help")
+    rest = poll - check_help - req
+    helps = [label for label, _ in STARTUP_COMMANDS if label.endswith("--help")]
+    uncached_extra = statistics.mean(med(label, False) - med(label) for label in helps)
+    notes = [
+        f"Bytecode cached: a bare interpreter starts in {bare:.0f} ms; `import requests` adds "
+        f"{req:.0f} ms; importing the helper (github_issue_comments, which does not import "
+        f"requests) adds {helper:.0f} ms; `check_issue_updates.py --help` takes "
+        f"{check_help:.0f} ms in all.",
+        f"A no-change poll takes {poll:.0f} ms: interpreter {bare:.0f} + helper imports and "
+        f"argparse {check_help - bare:.0f} + `import requests` {req:.0f} + everything else "
+        f"(the one request answered 304, the state files, JSON out) "
+        + (f"{rest:.0f} ms" if rest >= 10 else "within the noise of these differences")
+        + f". `import requests` is {100 * req / poll:.0f}% of it"
+        + (": it dominates the poll." if req >= poll / 2 else
+           ": the largest single part." if req >= max(bare, check_help - bare, rest) else
+           ".")
+        + f" `import http.client` (what a standard-library transport would load) adds "
+        f"{stdlib:.0f} ms.",
+        f"With PYTHONDONTWRITEBYTECODE=1 (this sandbox's environment; also a bundle installed "
+        f"where it cannot write __pycache__) the bundle's own modules are compiled from source "
+        f"on every run: the scripts' `--help` takes {uncached_extra:+.0f} ms (mean of the five "
+        f"medians); a no-change poll takes {poll_nc:.0f} ms against {poll:.0f}.",
+    ]
+    total = int(profile["total_us"]) / 1000  # type: ignore[call-overload]
+    top = ", ".join(f"{name} {us / 1000:.0f}" for us, name in profile["top"])  # type: ignore
+    kids = ", ".join(f"{name} {us / 1000:.0f}"
+                     for us, name in profile["requests_children"])  # type: ignore
+    heavy = ", ".join(f"{name} {us / 1000:.1f}"
+                      for us, name in profile["requests_heaviest"])  # type: ignore
+    notes.append(f"`-X importtime` of a no-change poll (bytecode cached; the least of "
+                 f"{len(poll_times[True])} runs; the tool inflates times): {total:.0f} ms of "
+                 f"imports; top level, cumulative ms: {top}. Inside `requests`, cumulative: "
+                 f"{kids}; by own time, the heaviest: {heavy}.")
+    return notes
+
+
+# -- main ---------------------------------------------------------------------------------------------
+
+def tool_version(cmd: List[str]) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, check=False, timeout=30).stdout
+        return out.decode().splitlines()[0].strip()
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "not installed"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=RUNS, help="runs per cell (default 5)")
+    p.add_argument("--sizes", default=",".join(map(str, SIZES)),
+                   help="issue sizes (default 100,1000,10000)")
+    p.add_argument("--no-handoff", action="store_true", help="skip the hand-off measurement")
+    p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
+    args = p.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    columns = [c for c in COLUMNS if c != "gh" or shutil.which("gh")]
+    started = time.perf_counter()
+    load = os.getloadavg()
+
+    def progress(text: str) -> None:
+        print(f"[{time.perf_counter() - started:6.1f} s] {text}", file=sys.stderr, flush=True)
+
+    tmp = Path(tempfile.mkdtemp(prefix="ghmon-bench-"))
+    fake = FakeGitHub(html_base="https://github.com").start()
+    try:
+        h = Harness(fake, tmp)
+        h.warm_up()
+        cells = measure_issues(h, sizes, args.runs, columns, progress)
+        progress("start-up")
+        startup = measure_startup(h)
+        profile = profile_idle_poll(h, h.new_issue(max(sizes)))
+        handoff = [] if args.no_handoff else measure_handoff(h, progress=progress)
+    finally:
+        fake.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    elapsed = time.perf_counter() - started
+
+    doc = ["# make bench", "",
+           f"{os.cpu_count()} CPUs, {platform.python_implementation()} {platform.python_version()}"
+           f", {tool_version(['gh', '--version'])}; the fake GitHub (tests/fakegithub) in the "
+           "benchmark's process on 127.0.0.1, no GitHub access. Comment bodies of about 300 "
+           "characters. Wall time includes each client's process start-up; Python children "
+           "run with their bytecode cached (PYTHONPYCACHEPREFIX in a temp dir, warmed up "
+           f"first). Load average at start {load[0]:.1f}, at the end "
+           f"{os.getloadavg()[0]:.1f} (other work on the machine adds noise to times, not to "
+           "counts).", "",
+           "## 1. Following one issue", "",
+           f"Each cell: requests · rate-limit points (`x-ratelimit-used` after − before; a 304 "
+           f"costs 0) · bytes the caller reads (stdout) · wall time, median of {args.runs} "
+           "runs (min–max), runs interleaved across columns.", "",
+           table_issues(cells, sizes, columns), "",
+           "- **this bundle**: the scripts as subprocesses, as an agent runs them: "
+           "`check_issue_updates.py` then, when it returned comments, "
+           "`get_latest_comments.py --confirm-updates --snapshot-id S` (catch-up: `--limit 100`, "
+           "rounds until `more_available` is false); a fresh `--root` per run, set up by a "
+           "confirmed first look for the polls. By id: `get_latest_comments.py --comment-id ID`.",
+           "- **`gh api --paginate`** (real gh, through the fake as github.localhost; gh adds "
+           "per_page=100): reads the whole list every time, the only way to see what is new; "
+           "by id `gh api repos/o/r/issues/comments/ID`.",
+           "- **naive `requests` paging**: `per_page=100`, following `Link: rel=next`, printing "
+           "everything; by id one GET.",
+           "- **floor**: 2 requests for a first look (count, then the tail), 1 request and 0 "
+           "points for a no-change poll, about ⌈new/100⌉ for new comments, 1 by id.", ""]
+    over = bundle_vs_floor(cells, sizes) if "bundle" in columns else []
+    if over:
+        doc += ["Where the bundle spends more than the floor:", ""]
+        doc += [f"- {line}" for line in over] + [""]
+    doc += ["## 2. Start-up: what imports cost", "",
+            f"Median of {STARTUP_RUNS} runs each, interleaved.", "",
+            table_startup(startup, profile), ""]
+    doc += [f"- {line}" for line in startup_findings(startup, profile)] + [""]
+    if handoff:
+        doc += ["## 3. The hand-off: context fetched per read (seed 003)", "",
+                "A three-cycle review: the reviewer posts (`manage_issue_comment.py --action "
+                "create --body-file -`) and hands `handoff` over; the author reads it and "
+                "answers the same way; three times. Each read three ways: the full "
+                "conversation, exactly `handoff.fetch` (run from the bundle root), and "
+                "`--since-comment-id` of the comment before it. Each cell: requests · stdout "
+                "bytes.", "",
+                table_handoff(handoff), ""]
+        doc += [f"- {line}" for line in handoff_findings(handoff)] + [""]
+    doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
+    text = "\n".join(doc)
+    print(text)
+    Path(args.out).write_text(text, encoding="utf-8")
+    progress(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""`make bench`'s measurement functions, run small, so that `make test` keeps the benchmark
+from rotting: the bundle's request counts on a 50-comment issue and the hand-off's single
+request, measured exactly as tests/bench.py measures them (subprocesses, the fake's log and
+its x-ratelimit-used)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests import bench
+
+SIZE = 50
+
+
+@pytest.fixture
+def harness(fake, tmp_path, tmp_path_factory):
+    pyc = tmp_path_factory.getbasetemp() / "bench-pycache"  # compiled once per session
+    return bench.Harness(fake, tmp_path, pyc_dir=pyc)
+
+
+def test_bench_measures_the_bundle_at_the_request_floor(harness):
+    columns = ("bundle", "requests") + (("gh",) if shutil.which("gh") else ())
+    cells = bench.measure_issues(harness, sizes=(SIZE,), runs=1, columns=columns)
+
+    def sample(scenario, column="bundle"):
+        return cells[(SIZE, scenario, column)].samples[0]
+
+    first = sample("first")
+    assert (first.requests, first.points) == (2, 2)
+    idle = sample("idle")
+    assert (idle.requests, idle.points, idle.statuses) == (1, 0, [304])
+    assert sample("new5").requests <= 2
+    assert sample("new250").requests <= 8  # issue 3's bound for the batch walk over 250
+    by_id = sample("byid")
+    assert (by_id.requests, by_id.points) == (1, 1)
+    for column in columns[1:]:  # the baselines read the whole list, and pay for it
+        assert sample("idle", column).points == 1
+        assert sample("new250", column).requests == 3  # 300 comments, 100 a page
+        assert sample("idle", column).bytes > 20 * idle.bytes
+    table = bench.table_issues(cells, (SIZE,), columns)
+    assert table.count("\n") == 1 + len(bench.SCENARIOS)
+
+
+def test_bench_hand_off_is_one_request_whatever_the_conversation(harness):
+    rows = bench.measure_handoff(harness, priors=(10, 250), cycles=1)
+    assert [r.handoff.requests for r in rows] == [1] * 4
+    assert [r.handoff.points for r in rows] == [1] * 4
+    short, long = rows[:2], rows[2:]
+    assert [r.handoff.bytes for r in short] == [r.handoff.bytes for r in long]
+    assert all(r.full.requests > 1 and r.full.bytes > 20 * r.handoff.bytes for r in long)
+    assert all(r.post_requests == 1 for r in rows)
+    assert "hand-off" in bench.table_handoff(rows)

@@ -1,0 +1,415 @@
+"""The documentation cannot rot silently.
+
+- Every command in a ```bash block of SKILL.md, README.md and docs/*.md is run, in order, against
+  the fake GitHub seeded with the demo data (octo-org/hello-world, issue 5, PR 7), from a work
+  root where `scripts/` and `verify_dependencies.py` are the bundle's own, and must exit as
+  documented: 0, or N when the command ends with `# exits N`. Excepted: commands ending with
+  `# needs a real token` (they need the real GitHub) or `# sets up your machine` (installs,
+  logins, tokens), `make test` (it runs this file) and
+  `make demo` (run below). `SNAPSHOT_ID` is replaced by the `snapshot_id` of the last check
+  the same document ran, `COMMENT_ID` by the `commentId` of its last post.
+- Commands may appear only in ```bash blocks (```text and ```json blocks are output).
+- Every flag in every script's --help and every exit code is in docs/reference.md.
+- `make demo` (or tests/demo.py when the .venv is not built by make) runs offline and shows
+  the 304.
+- SKILL.md passes `agentskills validate` (skills-ref) in a folder named as the skill, invalid
+  copies fail it, and `make lint` fails on an invalid one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Set
+
+import pytest
+
+from tests.fakegithub.seeds import DEMO_TOKEN, seed_demo
+from tests.support import REPO, clean_env
+
+REQUIRED_DOCS = ["SKILL.md", "README.md", "docs/usage.md"]
+OTHER_DOCS = ["docs/index.md", "docs/dependencies.md", "docs/reference.md"]
+SKILL = "gh-issue-comment-monitor"
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)\s*$")
+EXITS = re.compile(r"\s#\s*exits\s+(\d+)\s*$")
+REAL_TOKEN = re.compile(r"\s#\s*needs a real token\s*$")
+SETUP = re.compile(r"\s#\s*sets up your machine\s*$")
+LOOKS_LIKE_COMMAND = re.compile(
+    r"^\s*(\$\s+)?(python3\s+(scripts/|verify_dependencies\.py)|bash\s+scripts/"
+    r"|scripts/get-pr-comments\.sh|make\s)")
+OUTPUT_LANGS = {"text", "json", "jsonc", "yaml", "diff", "markdown", "md"}
+SCRIPTS = ["check_issue_updates.py", "get_latest_comments.py", "get_pr_comments.py",
+           "manage_issue_comment.py", "verify_dependencies.py", "get-pr-comments.sh"]
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass
+class Block:
+    lang: str
+    line: int  # 1-based line of the opening fence
+    lines: List[str]
+
+
+@dataclass
+class Command:
+    doc: str
+    line: int
+    text: str
+    expect: Optional[int]  # None: not run here
+    why_not: str = ""
+
+
+def code_blocks(text: str) -> List[Block]:
+    blocks: List[Block] = []
+    current: Optional[Block] = None
+    fence = indent = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        m = FENCE.match(line)
+        if current is None:
+            if m:
+                indent, fence = m.group(1), m.group(2)
+                current = Block(m.group(3).lower(), number, [])
+            continue
+        if m and m.group(2).startswith(fence) and not m.group(3):
+            blocks.append(current)
+            current = None
+            continue
+        current.lines.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
+    return blocks
+
+
+def commands_of(doc: str, text: str) -> List[Command]:
+    out: List[Command] = []
+    for block in code_blocks(text):
+        if block.lang not in ("bash", "sh", "shell"):
+            continue
+        pending, start = "", 0
+        for offset, raw in enumerate(block.lines, 1):
+            line = raw.rstrip()
+            if not pending and (not line.strip() or line.lstrip().startswith("#")):
+                continue
+            if not pending:
+                start = block.line + offset
+            if line.endswith("\\"):
+                pending += line[:-1] + " "
+                continue
+            full = (pending + line).strip()
+            pending = ""
+            out.append(classify(doc, start, full))
+    return out
+
+
+def classify(doc: str, line: int, text: str) -> Command:
+    if REAL_TOKEN.search(text):
+        return Command(doc, line, text, None, "marked as needing a real token")
+    if SETUP.search(text):
+        return Command(doc, line, text, None, "changes the reader's machine (install, login)")
+    m = EXITS.search(text)
+    expect = int(m.group(1)) if m else 0
+    if re.match(r"^make\s+test\b", text):
+        return Command(doc, line, text, None, "make test runs this file")
+    if re.match(r"^make\s+demo\b", text):
+        return Command(doc, line, text, None, "run by test_make_demo_runs_offline")
+    return Command(doc, line, text, expect)
+
+
+def doc_text(doc: str) -> str:
+    return (REPO / doc).read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _need_shell_tools() -> Optional[str]:
+    missing = [t for t in ("gh", "jq") if shutil.which(t) is None]
+    if not missing:
+        return None
+    message = f"{' and '.join(missing)} not installed: the shell fallback's commands need them"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    return message
+
+
+def _work_root(tmp_path: Path) -> Path:
+    """A user's work root: a checkout of octo-org/hello-world on PR 7's branch, with the bundle's
+    scripts at their documented relative paths."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for git in (["init", "-q", "-b", "feature/login"],
+                ["remote", "add", "origin", "https://github.com/octo-org/hello-world.git"]):
+        subprocess.run(["git", *git], cwd=work, check=True, capture_output=True,
+                       env=clean_env(GIT_CONFIG_NOSYSTEM="1", HOME=str(tmp_path)))
+    (work / "scripts").symlink_to(REPO / "scripts")
+    (work / "verify_dependencies.py").symlink_to(REPO / "verify_dependencies.py")
+    return work
+
+
+def _env(fake, tmp_path: Path) -> Dict[str, str]:
+    """The fake as the API (GITHUB_API_URL + GH_TOKEN, as Actions sets them); gh reaches it as
+    github.localhost through the proxy (tests/conftest.py); `python3` is this interpreter."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "python3").symlink_to(sys.executable)
+    gh_config = tmp_path / "gh-config"
+    gh_config.mkdir()
+    return clean_env(
+        GITHUB_API_URL=fake.url, GH_TOKEN=DEMO_TOKEN, GH_HOST="github.localhost",
+        HTTP_PROXY=fake.url, HTTPS_PROXY=fake.url, http_proxy=fake.url, https_proxy=fake.url,
+        NO_PROXY="", no_proxy="", GH_CONFIG_DIR=str(gh_config), GH_NO_UPDATE_NOTIFIER="1",
+        GH_PROMPT_DISABLED="1", PATH=f"{shim}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def _json_or_none(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize("doc", REQUIRED_DOCS + OTHER_DOCS)
+def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
+    path = REPO / doc
+    if not path.exists():
+        if doc in REQUIRED_DOCS:
+            pytest.fail(f"{doc} is missing")
+        pytest.skip(f"{doc} does not exist")
+    commands = commands_of(doc, doc_text(doc))
+    if doc in REQUIRED_DOCS:
+        assert [c for c in commands if c.expect is not None], f"{doc} shows no runnable command"
+    seed_demo(fake)
+    work = _work_root(tmp_path)
+    env = _env(fake, tmp_path)
+    values: Dict[str, Optional[str]] = {"SNAPSHOT_ID": None, "COMMENT_ID": None}
+    failures: List[str] = []
+    fields: Set[str] = set()
+    ran = 0
+    for cmd in commands:
+        if cmd.expect is None:
+            continue
+        if "get-pr-comments.sh" in cmd.text:
+            reason = _need_shell_tools()
+            if reason:
+                continue
+        text = cmd.text
+        for name, value in values.items():
+            if re.search(rf"\b{name}\b", text):
+                if value is None:
+                    failures.append(f"{doc}:{cmd.line}: {name} is used before any command "
+                                    f"printed one\n    {cmd.text}")
+                    text = ""
+                    break
+                text = re.sub(rf"\b{name}\b", value, text)
+        if not text:
+            continue
+        cwd = REPO if text.startswith("make ") else work
+        began = time.monotonic()
+        proc = subprocess.run(["bash", "-c", text], cwd=cwd, env=env, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=180, check=False)
+        ran += 1
+        out = proc.stdout.decode("utf-8", "replace")
+        if proc.returncode != cmd.expect:
+            failures.append(
+                f"{doc}:{cmd.line}: exit {proc.returncode}, documented {cmd.expect} "
+                f"({time.monotonic() - began:.1f} s)\n    {cmd.text}\n--- stdout\n{out[-1500:]}"
+                f"\n--- stderr\n{proc.stderr.decode('utf-8', 'replace')[-1500:]}")
+        doc_json = _json_or_none(out)
+        fields |= _keys(doc_json)
+        if isinstance(doc_json, dict):
+            if isinstance(doc_json.get("snapshot_id"), str):
+                values["SNAPSHOT_ID"] = doc_json["snapshot_id"]
+            if isinstance(doc_json.get("commentId"), str):
+                values["COMMENT_ID"] = doc_json["commentId"]
+        else:
+            m = re.search(r"^snapshot: (\w+)$", out, re.M)
+            if m:
+                values["SNAPSHOT_ID"] = m.group(1)
+    assert not failures, "\n\n".join(failures)
+    if doc in REQUIRED_DOCS:
+        assert ran, f"no command of {doc} was run"
+    reference = doc_text("docs/reference.md")
+    undocumented = sorted(f for f in fields if f"`{f}`" not in reference
+                          and not re.search(rf"[`{{,] ?{re.escape(f)}[,}}`]", reference))
+    assert not undocumented, f"output fields missing from docs/reference.md: {undocumented}"
+
+
+def _keys(doc, skip=("headers", "json")) -> Set[str]:
+    """Every key of a JSON document, nested ones included (not request headers or bodies)."""
+    if isinstance(doc, list):
+        return set().union(*(_keys(d) for d in doc)) if doc else set()
+    if not isinstance(doc, dict):
+        return set()
+    keys = set(doc)
+    for k, v in doc.items():
+        if k not in skip:
+            keys |= _keys(v)
+    return keys
+
+
+@pytest.mark.parametrize("doc", REQUIRED_DOCS + OTHER_DOCS)
+def test_commands_are_only_in_bash_blocks(doc):
+    """A command shown in another kind of block would escape the test above."""
+    if not (REPO / doc).exists():
+        pytest.skip(f"{doc} does not exist")
+    stray = [f"{doc}:{b.line}: {line.strip()}" for b in code_blocks(doc_text(doc))
+             if b.lang not in ("bash", "sh", "shell") and b.lang not in OUTPUT_LANGS
+             for line in b.lines if LOOKS_LIKE_COMMAND.match(line)]
+    assert not stray, "put these in ```bash blocks (or mark output as ```text):\n" + \
+        "\n".join(stray)
+
+
+@pytest.mark.parametrize("doc, scripts", [
+    ("docs/usage.md", SCRIPTS),
+    ("SKILL.md", [s for s in SCRIPTS if s != "verify_dependencies.py"]),
+])
+def test_docs_show_every_script(doc, scripts):
+    shown = " ".join(c.text for c in commands_of(doc, doc_text(doc)))
+    missing = [s for s in scripts if s not in shown]
+    assert not missing, f"{doc} shows no command for {missing}"
+
+
+def _help(script: str) -> str:
+    path = REPO / ("verify_dependencies.py" if script == "verify_dependencies.py"
+                   else f"scripts/{script}")
+    cmd = ["bash", str(path)] if script.endswith(".sh") else [sys.executable, str(path)]
+    proc = subprocess.run(cmd + ["--help"], capture_output=True, text=True, timeout=60,
+                          env=clean_env(), check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_reference_lists_every_flag(script):
+    # option lines of the help ("  --flag …", "  -h, --help …"), not flags named in prose
+    flags = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]*)", _help(script), re.M)) - {"--help"}
+    assert len(flags) >= 3, f"no options found in {script} --help"
+    reference = doc_text("docs/reference.md")
+    missing = sorted(f for f in flags if f"`{f}" not in reference)
+    assert not missing, f"docs/reference.md does not document {script}'s {missing}"
+
+
+def test_reference_has_every_exit_code_and_the_reserved_sections():
+    reference = doc_text("docs/reference.md")
+    for code in ("internal", "usage", "auth", "not_found", "rate_limited", "network",
+                 "server", "state"):
+        assert f"`{code}`" in reference, code
+    assert "## Guarantees" in reference and "## Measurements" in reference
+
+
+# --------------------------------------------------------------------------- the demo
+
+
+def _make_is_ready() -> bool:
+    """`make demo` would not rebuild the .venv (no network, no minutes of pip)."""
+    if shutil.which("make") is None:
+        return False
+    proc = subprocess.run(["make", "-q", ".venv/.installed"], cwd=REPO, capture_output=True,
+                          check=False)
+    return proc.returncode == 0
+
+
+def test_make_demo_runs_offline_and_shows_the_304(tmp_path):
+    cmd = ["make", "--no-print-directory", "demo"] if _make_is_ready() \
+        else [sys.executable, str(REPO / "tests" / "demo.py")]
+    env = clean_env(HOME=str(tmp_path))  # no token and no gh login of the caller
+    began = time.monotonic()
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    elapsed = time.monotonic() - began
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "→ 304 Not Modified" in out
+    assert "If-None-Match: W/" in out
+    assert "exactly the ones that arrived" in out
+    assert "--comment-id" in out and "Unresolved review threads (3)" in out
+    assert elapsed < 60, f"make demo took {elapsed:.0f} s"
+
+
+# --------------------------------------------------------------------------- SKILL.md
+
+
+def _agentskills() -> List[str]:
+    pytest.importorskip("skills_ref", reason="skills-ref (agentskills) needs Python 3.11+")
+    exe = Path(sys.executable).with_name("agentskills")
+    if exe.exists():
+        return [str(exe)]
+    return [sys.executable, "-c", "import sys; from skills_ref.cli import main; sys.exit(main())"]
+
+
+def _skill_copy(tmp_path: Path, text: str, folder: str = SKILL) -> Path:
+    dest = tmp_path / folder
+    dest.mkdir()
+    (dest / "SKILL.md").write_text(text, encoding="utf-8")
+    shutil.copytree(REPO / "docs", dest / "docs")
+    return dest
+
+
+def _validate(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(_agentskills() + ["validate", str(folder)], capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_skill_md_validates_with_agentskills(tmp_path):
+    proc = _validate(_skill_copy(tmp_path, doc_text("SKILL.md")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("breakage", ["bad name", "folder differs", "user-invocable on top",
+                                      "no description"])
+def test_invalid_skill_md_fails_agentskills(tmp_path, breakage):
+    text, folder = doc_text("SKILL.md"), SKILL
+    if breakage == "bad name":
+        text = text.replace(f"name: {SKILL}", "name: GH_Issue_Monitor", 1)
+        folder = "GH_Issue_Monitor"
+    elif breakage == "folder differs":
+        folder = "issue-monitor"
+    elif breakage == "user-invocable on top":
+        text = text.replace(f"name: {SKILL}\n", f"name: {SKILL}\nuser-invocable: false\n", 1)
+    else:
+        text = re.sub(r"^description:.*\n", "", text, count=1, flags=re.M)
+    proc = _validate(_skill_copy(tmp_path, text, folder))
+    assert proc.returncode != 0, proc.stdout
+
+
+def test_skill_md_shape():
+    text = doc_text("SKILL.md")
+    front, body = text.split("---", 2)[1:]
+    description = re.search(r"^description: (.*)$", front, re.M).group(1)
+    assert len(description) < 1024
+    assert len(body.splitlines()) < 500
+    pointers = re.findall(r"\]\((docs/[^)#]+)\)", body)
+    assert {"docs/usage.md", "docs/reference.md", "docs/dependencies.md",
+            "docs/index.md"} <= set(pointers)
+    for p in pointers:
+        assert (REPO / p).is_file() and p.count("/") == 1, p  # one level deep
+
+
+@pytest.mark.parametrize("valid", [True, False])
+def test_make_lint_fails_on_an_invalid_skill_md(tmp_path, valid):
+    """The Makefile's lint target, run on a copy of the bundle whose SKILL.md is (in)valid."""
+    _agentskills()
+    if not _make_is_ready():
+        pytest.skip("the .venv was not built by make (make install)")
+    copy = tmp_path / "bundle"
+    copy.mkdir()
+    for name in ("Makefile", "pyproject.toml", "requirements.txt", "requirements-dev.txt"):
+        shutil.copy2(REPO / name, copy / name)
+    shutil.copytree(REPO / "docs", copy / "docs")
+    (copy / ".venv").symlink_to(REPO / ".venv")
+    text = doc_text("SKILL.md")
+    (copy / "SKILL.md").write_text(text if valid else text.replace(
+        f"name: {SKILL}", "name: Not_A_Skill_Name", 1), encoding="utf-8")
+    proc = subprocess.run(["make", "--no-print-directory", "lint"], cwd=copy, capture_output=True,
+                          text=True, timeout=120, env=clean_env(), check=False)
+    if valid:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    else:
+        assert proc.returncode != 0 and "must be lowercase" in proc.stdout + proc.stderr
