@@ -19,12 +19,15 @@ from ghcomments.preflight import run_checks  # noqa: E402
 
 
 def main(argv):
-    p = cli.make_parser(__doc__, "verify_dependencies.py")
+    p = cli.make_parser(__doc__, "verify_dependencies.py", epilog=(
+        "exit codes: 0 every required check passed; 1 a required check failed (see checks);\n"
+        "2 bad arguments (then stdout holds the error JSON)."))
     p.add_argument("--api-url", metavar="URL",
                    help="REST base (default: env GITHUB_API_URL, else https://api.github.com)")
     p.add_argument("--check-network", action="store_true",
                    help="also call GET /rate_limit (costs no rate limit)")
-    p.add_argument("--timeout", type=cli.positive_float("--timeout"), default=30.0, metavar="S")
+    p.add_argument("--timeout", type=cli.positive_float("--timeout"), default=30.0, metavar="S",
+                   help="timeout of the network check in seconds (default 30)")
     args = p.parse_args(argv)
     env = dict(os.environ)
     api_url = config.normalise_api_url(args.api_url or env.get("GITHUB_API_URL")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fetch issue comments by selector, or confirm a check's snapshot as the new checkpoint.
+r"""Fetch issue comments by selector, or confirm a check's snapshot as the new checkpoint.
 
   python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --comment-id 4309098042
   python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --since-comment-id 4309098042

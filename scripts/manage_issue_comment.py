@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Create or update one issue comment and print its id, url and a hand-off for other agents.
+r"""Create or update one issue comment and print its id, url and a hand-off for other agents.
 The only script that writes to GitHub: run it only when the user asked to post.
 
   printf '%s\n' 'Reviewed: LGTM' | python3 scripts/manage_issue_comment.py --action create \

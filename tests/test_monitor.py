@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
-from tests.support import OWNER, REPOSITORY, run_script, script_env
+from tests.support import OWNER, REPOSITORY, SCRIPTS, run_script, script_env
 
 ISSUE = 5
 
@@ -598,3 +599,21 @@ def test_trusted_only_keeps_members(issue, env, root):
     r = check(env, root, "--trusted-only")
     assert ids(r.json["new_comments"]) == [member["id"]]
     assert r.json["recommended_checkpoint"]["last_comment_id"] == member["id"]
+
+
+def test_a_304_poll_never_imports_requests(issue, env, root):
+    """The fast path (issue 8): `import requests` is most of a no-change poll's time."""
+    issue.add_comments(OWNER, "hello", ISSUE, 300)
+    look_and_confirm(env, root)
+    proc = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPTS /
+                           "check_issue_updates.py"), "--repo", REPOSITORY, "--issue",
+                           str(ISSUE), "--root", str(root)], env=env, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["has_updates"] is False
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "http.client" in imported
+    assert not {m for m in imported if m == "requests" or m.startswith("urllib3")}
+    new = issue.add_comments(OWNER, "hello", ISSUE, 2)  # with news, requests does the rest
+    r = check(env, root)
+    assert ids(r.json["new_comments"]) == new

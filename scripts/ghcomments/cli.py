@@ -48,9 +48,9 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def make_parser(doc: Optional[str], prog: str) -> ArgumentParser:
-    return ArgumentParser(prog=prog, description=doc,
-                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+def make_parser(doc: Optional[str], prog: str, epilog: str = EXIT_CODES) -> ArgumentParser:
+    return ArgumentParser(prog=prog, description=doc, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
@@ -103,7 +103,9 @@ def add_connection_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--api-url", metavar="URL",
                    help="REST base (default: env GITHUB_API_URL, else https://api.github.com)")
     g.add_argument("--transport", choices=("auto", "requests", "gh"), default="auto",
-                   help="auto: requests with a token if found, else unauthenticated (default)")
+                   help="auto (default): requests with a token from the environment or from "
+                   "`gh auth token` (a logged-in gh), else unauthenticated; gh: every "
+                   "request through `gh api`")
     g.add_argument("--timeout", type=positive_float("--timeout"), default=30.0, metavar="S",
                    help="per-request timeout in seconds (default 30)")
     g.add_argument("--max-wait", type=positive_float("--max-wait"), default=10.0, metavar="S",

@@ -60,7 +60,8 @@ class Monitor:
         hidden = sum(1 for c in out if c["hidden_characters"])
         if hidden:
             self.warnings.append(f"{hidden} comment(s) contain invisible or control characters "
-                                 "(see hidden_characters; --reveal-hidden shows them)")
+                                 "(see hidden_characters; --reveal-hidden or --format summary "
+                                 "shows them as <U+XXXX>)")
         return out
 
     @staticmethod
@@ -314,12 +315,14 @@ class Monitor:
             raise StateError(f"the updates file now holds snapshot {upd.get('snapshot_id')}, "
                              f"not {snapshot_id}: a later check replaced the one you read. "
                              "Process that check's comments, then confirm its snapshot")
-        snap_prev = upd.get("previous_checkpoint") or {}
-        if stored != snap_prev.get("last_comment_id"):
+        snap_prev = (upd.get("previous_checkpoint") or {}).get("last_comment_id")
+        if stored != snap_prev:
+            def name(cid: Optional[int]) -> str:
+                return f"checkpoint {cid}" if cid is not None else "no checkpoint"
             raise StateError(
-                f"refusing to confirm snapshot {upd['snapshot_id']}: it was read after "
-                f"checkpoint {snap_prev.get('last_comment_id')}, but the checkpoint is now "
-                f"{stored}. Run check_issue_updates.py again")
+                f"refusing to confirm snapshot {upd['snapshot_id']}: it was read with "
+                f"{name(snap_prev)}, but there is now {name(stored)}. Run "
+                "check_issue_updates.py again")
     def confirm(self, snapshot_id: Optional[str], through: Optional[int],
                 force: bool) -> Dict[str, Any]:
         doc = self._base()
