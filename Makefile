@@ -37,5 +37,5 @@ lint: install
 	  $(BIN)/agentskills validate "$$d/gh-issue-comment-monitor"; rc=$$?; rm -rf "$$d"; exit $$rc; fi
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .tmp bench-results.md
+	rm -rf $(VENV) .venv39 .pytest_cache .ruff_cache .hypothesis .tmp bench-results.md
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
