@@ -108,7 +108,6 @@ def page_containing(offset: int) -> Window:
     return Window(offset // PER_PAGE_MAX + 1, PER_PAGE_MAX)
 
 
-
 def window_ending_at(count: int) -> Window:
     """The window that holds the newest of `count` comments and reaches furthest back."""
     best = None
