@@ -1,17 +1,16 @@
 """Where to talk to and as whom: repository, API URLs, host, token (CONTRACT section 2).
 
 Nothing here opens a socket; `gh auth token --hostname HOST` is run (it makes no request) only
-when no environment variable gives a token.
+when no environment variable gives a token. subprocess is imported only when a command is run:
+a poll with the repository and a token given never pays for it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass
-from typing import Mapping, Optional, Tuple
+from typing import Any, Mapping, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .errors import UsageError
@@ -55,29 +54,33 @@ def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
     return None
 
 
-def git_origin(cwd: Optional[str] = None) -> Optional[Tuple[str, str, str]]:
-    """The (host, owner, name) of `git remote get-url origin`, or None."""
-    if not shutil.which("git"):
+def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
+             env: Optional[Mapping[str, str]] = None, timeout: float = 10) -> Optional[Any]:
+    """Run git or gh quietly: the finished process, or None when it is missing or failed."""
+    import shutil
+    import subprocess
+
+    tool = shutil.which(argv[0], path=(env or os.environ).get("PATH"))
+    if not tool:
         return None
     try:
-        out = subprocess.run(["git", "remote", "get-url", "origin"], cwd=cwd, capture_output=True,
-                             text=True, timeout=10, check=False)
+        out = subprocess.run([tool, *argv[1:]], cwd=cwd, capture_output=True, text=True,
+                             timeout=timeout, check=False, stdin=subprocess.DEVNULL,
+                             env=dict(env) if env is not None else None)
     except (OSError, subprocess.SubprocessError):
         return None
-    if out.returncode != 0:
-        return None
-    return parse_remote_url(out.stdout)
+    return out if out.returncode == 0 else None
+
+
+def git_origin(cwd: Optional[str] = None) -> Optional[Tuple[str, str, str]]:
+    """The (host, owner, name) of `git remote get-url origin`, or None."""
+    out = run_tool(["git", "remote", "get-url", "origin"], cwd=cwd)
+    return parse_remote_url(out.stdout) if out else None
 
 
 def git_current_branch(cwd: Optional[str] = None) -> Optional[str]:
-    if not shutil.which("git"):
-        return None
-    try:
-        out = subprocess.run(["git", "symbolic-ref", "--quiet", "--short", "HEAD"], cwd=cwd,
-                             capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    out = run_tool(["git", "symbolic-ref", "--quiet", "--short", "HEAD"], cwd=cwd)
+    return (out.stdout.strip() or None) if out else None
 
 
 def normalise_api_url(url: str) -> str:
@@ -114,17 +117,9 @@ def web_base_for(api_url: str) -> str:
 
 def gh_auth_token(hostname: str, env: Mapping[str, str]) -> Optional[str]:
     """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out."""
-    gh = shutil.which("gh", path=env.get("PATH"))
-    if not gh:
-        return None
-    try:
-        out = subprocess.run([gh, "auth", "token", "--hostname", hostname], capture_output=True,
-                             text=True, timeout=15, check=False, env=dict(env),
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    token = out.stdout.strip()
-    return token if out.returncode == 0 and token and "\n" not in token else None
+    out = run_tool(["gh", "auth", "token", "--hostname", hostname], env=env, timeout=15)
+    token = out.stdout.strip() if out else ""
+    return token if token and "\n" not in token else None
 
 
 def discover_token(api_url: str, env: Mapping[str, str], *,

@@ -18,8 +18,6 @@ reached the server (a POST that may have been sent must not be retried or assume
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional
 from urllib.parse import urlsplit
@@ -173,6 +171,8 @@ class GhTransport:
     name = "gh"
 
     def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None):
+        import shutil
+
         self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
         self.hostname = hostname
         self.timeout = timeout
@@ -197,6 +197,8 @@ class GhTransport:
         endpoint = url[len(base) + 1:] if url.startswith(base + "/") else ""
         if endpoint == "graphql":
             endpoint = "graphql"
+        import subprocess
+
         args = [self.gh, "api", "--hostname", self.hostname, "--include", "--method", method]
         for k, v in headers.items():
             if k.lower() in ("user-agent",):
