@@ -7,8 +7,8 @@ Who writes what: only `check` writes the updates file; only `fetch(update_state=
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
-import uuid
 from typing import Any, Dict, List, Optional
 
 from . import normalize
@@ -187,7 +187,7 @@ class Monitor:
         doc.update({
             "pages_scanned": self.comments.pages,
             "requests": self.client.requests,
-            "snapshot_id": uuid.uuid4().hex,
+            "snapshot_id": os.urandom(16).hex(),
             "updates_file": self.store.paths.updates,
             "state_updated": False,
             "warnings": self.warnings,
