@@ -112,5 +112,4 @@ def manage_issue_comment(args: argparse.Namespace) -> Result:
 __all__ = ["Context", "DEFAULT_LIMIT", "DEFAULT_MAX_PAGES", "UsageError", "add_connection_args",
            "add_output_args", "add_repo_args", "add_state_args", "check_issue_updates",
            "comment_id_arg", "get_latest_comments", "get_pr_comments", "make_parser",
-           "manage_issue_comment",
-           "positive_int", "run"]
+           "manage_issue_comment", "positive_int", "run"]

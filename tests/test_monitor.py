@@ -366,6 +366,8 @@ def test_confirm_through_a_returned_comment(issue, env, root):
     assert "poll_hint" not in read_checkpoint(root)
     r = check(env, root)
     assert ids(r.json["new_comments"]) == new[3:]
+    r = confirm(env, root, r.json["snapshot_id"], "--through", new[2])  # a retry: applied
+    assert r.code == 0 and r.json["already_applied"] is True, r
 
 
 def test_confirm_through_an_id_not_in_the_snapshot_is_a_usage_error(issue, env, root):

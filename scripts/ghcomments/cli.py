@@ -66,13 +66,10 @@ def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
 
 def positive_float(flag: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        try:
-            value = float(text) if re.fullmatch(r"[0-9]+(\.[0-9]+)?", text) else float("nan")
-        except ValueError:
-            value = float("nan")
-        if value != value:
+        if not re.fullmatch(r"[0-9]{1,9}(\.[0-9]{1,9})?", text):  # ASCII only, no nan/inf
             raise argparse.ArgumentTypeError(f"{flag} takes a number of seconds, not {text!r}")
-        if not 0 <= value <= 3600 or value != value:
+        value = float(text)
+        if value > 3600:
             raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")
         return value
     return parse

@@ -111,10 +111,6 @@ def host_for(api_url: str) -> str:
     return netloc
 
 
-def web_base_for(api_url: str) -> str:
-    return "https://github.com" if host_for(api_url) == "github.com" else api_url
-
-
 def gh_auth_token(hostname: str, env: Mapping[str, str]) -> Optional[str]:
     """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out."""
     out = run_tool(["gh", "auth", "token", "--hostname", hostname], env=env, timeout=15)
@@ -197,6 +193,3 @@ def resolve_target(owner_arg: Optional[str], repo_arg: Optional[str], api_arg: O
         api_url = GITHUB_API
     return Target(owner=owner, name=name, api_url=api_url, from_remote=from_remote)
 
-
-def environ() -> Mapping[str, str]:
-    return os.environ

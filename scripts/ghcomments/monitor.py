@@ -323,6 +323,7 @@ class Monitor:
                 f"refusing to confirm snapshot {upd['snapshot_id']}: it was read with "
                 f"{name(snap_prev)}, but there is now {name(stored)}. Run "
                 "check_issue_updates.py again")
+
     def confirm(self, snapshot_id: Optional[str], through: Optional[int],
                 force: bool) -> Dict[str, Any]:
         doc = self._base()
@@ -334,8 +335,10 @@ class Monitor:
             cp = self.store.read_checkpoint()
             stored = cp["last_comment_id"] if cp else None
             previous = self._stored_cursor(cp)
-            target = self._confirm_target(upd, through)
-            # Already applied comes first: a confirm that would change nothing succeeds.
+            # Already applied comes first: a confirm that would change nothing succeeds (also a
+            # retried --through whose comment is no longer in a newer snapshot).
+            target = None if through is not None and through == stored else \
+                self._confirm_target(upd, through)
             already = target is None or stored == target["last_comment_id"]
             written = False
             if not already:

@@ -18,7 +18,7 @@ reached the server (a POST that may have been sent must not be retried or assume
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
@@ -38,8 +38,6 @@ class Response:
     headers: Dict[str, str]  # lower-case names
     body: bytes
     url: str
-    elapsed: float = 0.0
-    extra: Dict[str, str] = field(default_factory=dict)
 
 
 class TransportError(Exception):
@@ -94,7 +92,7 @@ class RequestsTransport:
         rq = self._requests
         try:
             resp = session.request(method, url, headers=req_headers, data=body,
-                                        timeout=self.timeout, allow_redirects=False)
+                                   timeout=self.timeout, allow_redirects=False)
             content = resp.content
         except rq.exceptions.ConnectTimeout as exc:
             raise TransportError("timeout", f"connection timed out: {_short(exc)}", sent=False)
@@ -112,7 +110,7 @@ class RequestsTransport:
             raise TransportError("connect", f"request failed: {_short(exc)}", sent=True)
         return Response(status=resp.status_code,
                         headers={k.lower(): v for k, v in resp.headers.items()},
-                        body=content, url=url, elapsed=resp.elapsed.total_seconds())
+                        body=content, url=url)
 
 
 def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Optional[Response]:
@@ -195,8 +193,6 @@ class GhTransport:
         if not url.startswith(base + "/") and url != base:
             raise TransportError("gh", f"gh transport cannot reach {url}", sent=False)
         endpoint = url[len(base) + 1:] if url.startswith(base + "/") else ""
-        if endpoint == "graphql":
-            endpoint = "graphql"
         import subprocess
 
         args = [self.gh, "api", "--hostname", self.hostname, "--include", "--method", method]
