@@ -1,10 +1,11 @@
-# Everything a fresh machine with Python 3 needs: `make test`, `make demo`.
+# Everything a fresh machine with Python 3 needs: `make test`, `make demo`,
+# `make install-skill DEST=DIR`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint bench demo clean
+.PHONY: install install-skill test lint bench demo clean
 
 install: $(STAMP)
 
@@ -25,16 +26,21 @@ demo: install
 bench: install
 	$(BIN)/python tests/bench.py
 
+# The skill as users get it: only what ships, into DEST/gh-issue-comment-monitor (plain python3,
+# no .venv). FORCE=1 replaces a folder there that is not a previous install.
+install-skill:
+	@$(PYTHON) tools/install_skill.py --dest "$(DEST)" $(if $(filter-out 0,$(FORCE)),--force)
+
+# agentskills validates the installed shape: the files install-skill copies, nothing else.
 lint: install
 	$(BIN)/ruff check .
 	@if ls scripts/*.sh >/dev/null 2>&1; then \
 	  if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh; \
 	  else echo "shellcheck not installed: shell scripts not linted" >&2; \
 	       [ -z "$$CI" ] || exit 1; fi; fi
-	@if [ -f SKILL.md ]; then \
-	  d=$$(mktemp -d) && mkdir "$$d/gh-issue-comment-monitor" && \
-	  cp -R SKILL.md scripts docs "$$d/gh-issue-comment-monitor/" 2>/dev/null; \
-	  $(BIN)/agentskills validate "$$d/gh-issue-comment-monitor"; rc=$$?; rm -rf "$$d"; exit $$rc; fi
+	@d=$$(mktemp -d) && \
+	  $(BIN)/python tools/install_skill.py --dest "$$d" >/dev/null && \
+	  $(BIN)/agentskills validate "$$d/gh-issue-comment-monitor"; rc=$$?; rm -rf "$$d"; exit $$rc
 
 clean:
 	rm -rf $(VENV) .venv39 .pytest_cache .ruff_cache .hypothesis .tmp bench-results.md

@@ -6,7 +6,9 @@
   documented: 0, or N when the command ends with `# exits N`. Excepted: commands ending with
   `# needs a real token` (they need the real GitHub) or `# sets up your machine` (installs,
   logins, tokens), `make test` (it runs this file) and
-  `make demo` (run below). `SNAPSHOT_ID` is replaced by the `snapshot_id` of the last check
+  `make demo` (run below). `HOME` and `DEST` are a temporary folder, so the README's first-use
+  commands (`make install-skill DEST="$HOME/…"`, then the installed scripts) install into it,
+  never into the real home. `SNAPSHOT_ID` is replaced by the `snapshot_id` of the last check
   the same document ran, `COMMENT_ID` by the `commentId` of its last post.
 - Commands may appear only in ```bash blocks (```text and ```json blocks are output).
 - Every flag in every script's --help and every exit code is in docs/reference.md.
@@ -161,7 +163,10 @@ def _env(fake, tmp_path: Path) -> Dict[str, str]:
     (shim / "python3").symlink_to(sys.executable)
     gh_config = tmp_path / "gh-config"
     gh_config.mkdir()
+    home = tmp_path / "home"  # the README installs the skill under ~: never the real home
+    home.mkdir()
     return clean_env(
+        HOME=str(home), DEST=str(home / ".claude" / "skills"),
         GITHUB_API_URL=fake.url, GH_TOKEN=DEMO_TOKEN, GH_HOST="github.localhost",
         HTTP_PROXY=fake.url, HTTPS_PROXY=fake.url, http_proxy=fake.url, https_proxy=fake.url,
         NO_PROXY="", no_proxy="", GH_CONFIG_DIR=str(gh_config), GH_NO_UPDATE_NOTIFIER="1",
@@ -233,6 +238,9 @@ def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
             if m:
                 values["SNAPSHOT_ID"] = m.group(1)
     assert not failures, "\n\n".join(failures)
+    if doc == "README.md":  # its first-use commands installed the skill in the temporary home
+        installed = Path(env["HOME"]) / ".claude" / "skills" / SKILL
+        assert (installed / "SKILL.md").is_file() and (installed / "scripts").is_dir()
     if doc in REQUIRED_DOCS:
         assert ran, f"no command of {doc} was run"
     reference = doc_text("docs/reference.md")
@@ -403,6 +411,11 @@ def test_make_lint_fails_on_an_invalid_skill_md(tmp_path, valid):
     for name in ("Makefile", "pyproject.toml", "requirements.txt", "requirements-dev.txt"):
         shutil.copy2(REPO / name, copy / name)
     shutil.copytree(REPO / "docs", copy / "docs")
+    # lint validates the installed shape: the installer and what it ships
+    ignore = shutil.ignore_patterns("__pycache__")
+    for name in ("scripts", "tools"):
+        shutil.copytree(REPO / name, copy / name, ignore=ignore)
+    shutil.copy2(REPO / "verify_dependencies.py", copy / "verify_dependencies.py")
     (copy / ".venv").symlink_to(REPO / ".venv")
     text = doc_text("SKILL.md")
     (copy / "SKILL.md").write_text(text if valid else text.replace(
