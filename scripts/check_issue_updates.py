@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Show the comments on an issue after the checkpoint (read-only) and write this round's
-updates file. Confirm them with get_latest_comments.py --confirm-updates once handled.
+"""Show what is new on an issue, or on a pull request (--pr: conversation comments, submitted
+reviews and their inline comments), after the checkpoint (read-only), and write this round's
+updates file. Confirm it with get_latest_comments.py --confirm-updates once handled.
 
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5
+  python3 scripts/check_issue_updates.py --repo octo/demo --pr 7
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --limit 100 --retained triage
-  python3 scripts/check_issue_updates.py --issue 5 --after-comment-id 4309098042 --format summary
+  python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --wait 540 \
+      --after-comment-id 4309098042 --ignore-author @me
 """
 
 import sys
@@ -14,21 +17,30 @@ import github_issue_comments as gic
 
 def main(argv):
     p = gic.make_parser(__doc__, "check_issue_updates.py")
-    gic.add_repo_args(p)
+    gic.add_repo_args(p, pr_rounds=True)
     g = p.add_argument_group("what to read")
     g.add_argument("--limit", type=gic.positive_int("--limit"), default=gic.DEFAULT_LIMIT,
-                   metavar="N", help="at most N comments: the oldest N after the checkpoint, "
-                   "or the newest N when there is none (default 20)")
+                   metavar="N", help="at most N comments (with --pr: N comments and N reviews, "
+                   "each review with all its inline comments): the oldest N after the "
+                   "checkpoint, or the newest N when there is none (default 20)")
     g.add_argument("--after-comment-id", type=gic.comment_id_arg("--after-comment-id"),
-                   metavar="ID", help="use ID instead of the stored checkpoint (still read-only)")
+                   metavar="ID", help="use ID instead of the stored checkpoint (still read-only; "
+                   "not with --pr)")
+    g.add_argument("--wait", type=gic.positive_float("--wait"), metavar="S",
+                   help="when nothing is new, keep polling (free conditional requests) until "
+                   "something is, or S seconds (1-3600) have passed")
+    g.add_argument("--poll-interval", type=gic.positive_float("--poll-interval"), metavar="P",
+                   help="with --wait: seconds between polls (default 30, at least 5; raised to "
+                   "GitHub's X-Poll-Interval)")
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")
     gic.add_state_args(p)
     gic.add_connection_args(p)
     gic.add_output_args(p)
+    gic.add_filter_args(p)
     return gic.check_issue_updates(p.parse_args(argv))
 
 
 if __name__ == "__main__":
-    sys.exit(gic.run(main))
+    sys.exit(gic.run(main, exit_code=gic.exit_code))

@@ -6,9 +6,12 @@ r"""Fetch issue comments by selector, or confirm a check's snapshot as the new c
   python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --last-n 3
   python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --confirm-updates \
       --snapshot-id S
+  python3 scripts/get_latest_comments.py --repo octo/demo --pr 7 --review-id 3100000042
+  python3 scripts/get_latest_comments.py --repo octo/demo --pr 7 --confirm-updates --snapshot-id S
 
 Selectors, first given wins: --comment-id > --since-comment-id > --last-n > --all > none
-(after the stored checkpoint, or the newest --limit when there is none).
+(after the stored checkpoint, or the newest --limit when there is none). With --pr:
+--comment-id > --review-comment-id > --review-id > none (the round after the checkpoint).
 """
 
 import sys
@@ -18,10 +21,16 @@ import github_issue_comments as gic
 
 def main(argv):
     p = gic.make_parser(__doc__, "get_latest_comments.py")
-    gic.add_repo_args(p)
+    gic.add_repo_args(p, pr_rounds=True)
     g = p.add_argument_group("selectors")
     g.add_argument("--comment-id", type=gic.comment_id_arg("--comment-id"), metavar="ID",
                    help="exactly that comment (one request)")
+    g.add_argument("--review-comment-id", type=gic.comment_id_arg("--review-comment-id"),
+                   metavar="ID", help="with --pr: exactly that inline review comment "
+                   "(#discussion_rID in its URL; one request)")
+    g.add_argument("--review-id", type=gic.comment_id_arg("--review-id"), metavar="ID",
+                   help="with --pr: that submitted review with its inline comments "
+                   "(#pullrequestreview-ID in its URL)")
     g.add_argument("--since-comment-id", type=gic.comment_id_arg("--since-comment-id"),
                    metavar="ID", help="every comment after ID (the oldest --limit if given)")
     g.add_argument("--last-n", type=gic.positive_int("--last-n"), metavar="N",
@@ -46,6 +55,7 @@ def main(argv):
     gic.add_state_args(p)
     gic.add_connection_args(p)
     gic.add_output_args(p)
+    gic.add_filter_args(p)
     return gic.get_latest_comments(p.parse_args(argv))
 
 

@@ -21,71 +21,121 @@ from ghcomments import __version__  # noqa: F401  (re-exported)
 from ghcomments.cli import (  # noqa: F401
     Context,
     add_connection_args,
+    add_filter_args,
     add_output_args,
     add_repo_args,
     add_state_args,
     comment_id_arg,
     make_parser,
+    positive_float,
     positive_int,
     run,
 )
 from ghcomments.errors import UsageError  # noqa: F401
-from ghcomments.monitor import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Monitor, Options
+from ghcomments.filters import parse_ignore
+from ghcomments.monitor import (
+    DEFAULT_LIMIT,
+    DEFAULT_MAX_PAGES,
+    Monitor,
+    Options,
+    PullRequestRound,
+    Round,
+)
 from ghcomments.render import monitor_summary
+from ghcomments.wait import Wait
 
 Result = Tuple[Dict[str, Any], Any]
 
 
 def _options(args: argparse.Namespace) -> Options:
     return Options(max_body_chars=args.max_body_chars, reveal_hidden=args.reveal_hidden,
-                   trusted_only=args.trusted_only)
+                   trusted_only=args.trusted_only,
+                   humans_only=getattr(args, "humans_only", False),
+                   ignore=parse_ignore(getattr(args, "ignore_author", None)),
+                   include_system=getattr(args, "include_system", False))
 
 
 def _shaped(doc: Dict[str, Any], args: argparse.Namespace) -> Result:
     return doc, (monitor_summary(doc) if args.format == "summary" else None)
 
 
+def _round(ctx: Context, args: argparse.Namespace, network: bool = True) -> Round:
+    """The issue's round, or the pull request's with --pr (CONTRACT section 12). The state
+    paths are validated before the client is built (and before any request)."""
+    kind = PullRequestRound if ctx.pr is not None else Monitor
+    store = ctx.store()
+    return kind(ctx.client() if network else None, ctx.target.owner, ctx.target.name,
+                ctx.number or 0, store, _options(args), args.max_pages)
+
+
 def check_issue_updates(args: argparse.Namespace) -> Result:
-    """Read-only check after the checkpoint; overwrites this round's updates file."""
+    """Read-only check after the checkpoint; overwrites this round's updates file.
+    With --wait, polls until something would be returned (CONTRACT section 13)."""
+    _options(args)  # filter flags checked before anything else
     ctx = Context(args)
-    store = ctx.store()  # paths validated before any request
-    monitor = Monitor(ctx.client(), ctx.target.owner, ctx.target.name, ctx.number or 0, store,
-                      _options(args), args.max_pages)
-    return _shaped(monitor.check(args.limit, args.after_comment_id), args)
+    if ctx.pr is not None and args.after_comment_id is not None:
+        raise UsageError("--after-comment-id does not go with --pr (a round has one cursor "
+                         "per kind: confirm a check, then check again)")
+    if args.wait is None and args.poll_interval is not None:
+        raise UsageError("--poll-interval goes with --wait")
+    round_ = _round(ctx, args)
+    wait = Wait(args.wait, args.poll_interval, round_.client) if args.wait is not None \
+        else None
+    return _shaped(round_.check(args.limit, args.after_comment_id, wait), args)
+
+
+def exit_code(doc: Dict[str, Any]) -> int:
+    """0, or 130/143 for a wait ended by SIGINT/SIGTERM (CONTRACT section 10)."""
+    if isinstance(doc, dict) and doc.get("interrupted"):
+        return 143 if doc.get("signal") == "SIGTERM" else 130
+    return 0
 
 
 def get_latest_comments(args: argparse.Namespace) -> Result:
-    """Selectors, --update-state and --confirm-updates (CONTRACT section 6)."""
+    """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12)."""
+    pr = getattr(args, "pr", None) is not None
+    names = ["comment_id"] + (["review_comment_id", "review_id"] if pr else []) + [
+        "since_comment_id", "last_n"]
     selector, value = "checkpoint", None
-    for name in ("comment_id", "since_comment_id", "last_n"):
-        if getattr(args, name) is not None:
+    for name in names:
+        if getattr(args, name, None) is not None:
             selector, value = name, getattr(args, name)
             break
     else:
         if args.all:
             selector = "all"
+    if pr:
+        for flag in ("since_comment_id", "last_n", "through"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag.replace('_', '-')} does not go with --pr")
+        if args.all:
+            raise UsageError("--all does not go with --pr")
+    elif args.review_comment_id is not None or args.review_id is not None:
+        raise UsageError("--review-comment-id and --review-id go with --pr N")
     if args.confirm_updates:
         if selector != "checkpoint" or args.update_state:
             raise UsageError("--confirm-updates takes no selector and no --update-state")
     elif args.snapshot_id is not None or args.through is not None:
         raise UsageError("--snapshot-id and --through go with --confirm-updates")
-    if args.update_state and selector in ("comment_id", "last_n", "all"):
+    if args.update_state and selector not in ("checkpoint", "since_comment_id"):
         raise UsageError(f"--update-state cannot be used with --{selector.replace('_', '-')}: "
                          "it would move the checkpoint past comments that were not read")
     if args.force and not (args.update_state or args.confirm_updates):
         raise UsageError("--force goes with --update-state or --confirm-updates")
+    _options(args)
     ctx = Context(args)
-    store = ctx.store()
+    round_ = _round(ctx, args, network=not args.confirm_updates)
     if args.confirm_updates:
-        monitor = Monitor(None, ctx.target.owner, ctx.target.name, ctx.number or 0, store,
-                          _options(args), args.max_pages)
-        return _shaped(monitor.confirm(args.snapshot_id, args.through, args.force), args)
-    monitor = Monitor(ctx.client(), ctx.target.owner, ctx.target.name, ctx.number or 0, store,
-                      _options(args), args.max_pages)
+        if isinstance(round_, PullRequestRound):
+            return _shaped(round_.confirm(args.snapshot_id, args.force), args)
+        return _shaped(round_.confirm(args.snapshot_id, args.through, args.force), args)
     limit = args.limit
+    if isinstance(round_, PullRequestRound):
+        return _shaped(round_.fetch(selector, value, limit or DEFAULT_LIMIT, args.update_state,
+                                    args.force), args)
     if limit is None and selector == "checkpoint":
         limit = DEFAULT_LIMIT
-    return _shaped(monitor.fetch(selector, value, limit, args.update_state, args.force), args)
+    return _shaped(round_.fetch(selector, value, limit, args.update_state, args.force), args)
 
 
 def get_pr_comments(args: argparse.Namespace) -> Result:
@@ -110,6 +160,7 @@ def manage_issue_comment(args: argparse.Namespace) -> Result:
 
 
 __all__ = ["Context", "DEFAULT_LIMIT", "DEFAULT_MAX_PAGES", "UsageError", "add_connection_args",
+           "add_filter_args", "exit_code", "positive_float",
            "add_output_args", "add_repo_args", "add_state_args", "check_issue_updates",
            "comment_id_arg", "get_latest_comments", "get_pr_comments", "make_parser",
            "manage_issue_comment", "positive_int", "run"]

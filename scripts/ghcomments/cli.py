@@ -85,14 +85,35 @@ def comment_id_arg(flag: str) -> Callable[[str], int]:
 
 
 def add_repo_args(p: argparse.ArgumentParser, number: str = "--issue",
-                  number_required: bool = True) -> None:
+                  number_required: bool = True, pr_rounds: bool = False) -> None:
+    """--repo/--owner and the number. `pr_rounds`: the monitor's `--issue N | --pr N`
+    (exactly one; CONTRACT section 12), checked in Context."""
     g = p.add_argument_group("target")
     g.add_argument("--repo", metavar="OWNER/NAME",
                    help="repository (default: parsed from `git remote get-url origin`)")
     g.add_argument("--owner", help="repository owner, with --repo NAME")
-    if number:
+    if pr_rounds:
+        g.add_argument("--issue", dest="number", metavar="N",
+                       help="issue number (on a pull request: its conversation comments only)")
+        g.add_argument("--pr", dest="pr", metavar="N",
+                       help="pull-request number: a round over conversation comments, "
+                       "submitted reviews and their inline comments")
+    elif number:
         g.add_argument(number, dest="number", required=number_required, metavar="N",
                        help="issue number" if number == "--issue" else "pull-request number")
+
+
+def add_filter_args(p: argparse.ArgumentParser) -> None:
+    """Whose comments count (CONTRACT section 13); --trusted-only is with the output options."""
+    g = p.add_argument_group("whose comments count (not on reads by id)")
+    g.add_argument("--ignore-author", action="append", metavar="LOGIN", default=[],
+                   help="leave out this author's comments (repeatable; name[bot] is that bot "
+                   "only, a bare name also its bot; @me is the token's own login)")
+    g.add_argument("--humans-only", action="store_true",
+                   help="leave out comments by bots (author type Bot)")
+    g.add_argument("--include-system", action="store_true",
+                   help="with --pr: also list bodiless COMMENTED reviews (their inline "
+                   "comments are always returned)")
 
 
 def add_connection_args(p: argparse.ArgumentParser) -> None:
@@ -138,20 +159,25 @@ class Context:
         self.args = args
         self.env = dict(os.environ if env is None else env)
         self.target = config.resolve_target(args.owner, args.repo, args.api_url, self.env, cwd)
+        pr = getattr(args, "pr", None)
+        if pr is not None and getattr(args, "number", None) is not None:
+            raise UsageError("give --issue N or --pr N, not both")
+        self.pr = validate_issue_number(pr, "--pr") if pr is not None else None
         self.number = (validate_issue_number(args.number, "--issue")
-                       if getattr(args, "number", None) is not None else None)
+                       if getattr(args, "number", None) is not None else self.pr)
         self._client: Optional[GitHubClient] = None
         self.token_source: Optional[str] = None
 
     def state_paths(self) -> StatePaths:
         a = self.args
         if self.number is None:
-            raise UsageError("missing --issue N")
+            raise UsageError("missing --issue N" + (" or --pr N" if hasattr(a, "pr") else ""))
         return locate(a.root, a.run_id, a.retained, self.target.owner, self.target.name,
-                      self.number, self.env)
+                      self.number, self.env, suffix="-pr" if self.pr is not None else "")
 
     def store(self) -> StateStore:
-        return StateStore(self.state_paths(), self.target.full_name, self.number or 0)
+        return StateStore(self.state_paths(), self.target.full_name, self.number or 0,
+                          identity="pull_request" if self.pr is not None else "issue")
 
     def client(self, require_auth: bool = False) -> GitHubClient:
         if self._client is None:
@@ -161,7 +187,7 @@ class Context:
 
 def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
                  require_auth: bool = False) -> GitHubClient:
-    from .transport import GhTransport, RequestsTransport
+    from .transport import GhTransport, RequestsTransport, token_fingerprint
 
     def warn(message: str) -> None:
         print(f"warning: {scrub(message)}", file=sys.stderr)
@@ -169,10 +195,12 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
     transport: Any
     if args.transport == "gh":
         hostname = env.get("GH_HOST") or config.host_for(api_url)
-        if not config.gh_auth_token(hostname, env):
+        gh_token = config.gh_auth_token(hostname, env)
+        if not gh_token:
             raise AuthError(f"--transport gh: gh is not installed or not logged in to "
                             f"{hostname} (`gh auth login --hostname {hostname}`)")
-        transport = GhTransport(hostname, args.timeout, env)
+        _SECRETS.add(gh_token)
+        transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token))
     else:
         token, source = config.discover_token(api_url, env)
         if token:

@@ -159,7 +159,7 @@ class GitHubClient:
 
     def _note_rate(self, resp: Response) -> None:
         for key in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used",
-                    "x-ratelimit-reset", "x-ratelimit-resource"):
+                    "x-ratelimit-reset", "x-ratelimit-resource", "x-poll-interval"):
             if key in resp.headers:
                 self.rate[key] = resp.headers[key]
 

@@ -85,3 +85,53 @@ TRUSTED_ASSOCIATIONS = ("OWNER", "MEMBER", "COLLABORATOR")
 
 def is_trusted(association: Optional[str]) -> bool:
     return (association or "").upper() in TRUSTED_ASSOCIATIONS
+
+
+def pull_number(url: Any) -> Optional[int]:
+    """The PR number at the end of a `pull_request_url`."""
+    m = re.search(r"/pulls/(\d+)$", str(url or ""))
+    return int(m.group(1)) if m else None
+
+
+def _author(raw: Dict[str, Any]) -> Dict[str, Any]:
+    user = raw.get("user")
+    return {"author": _login(user),
+            "author_type": user.get("type") if isinstance(user, dict) else None,
+            "author_association": raw.get("author_association")}
+
+
+def review(raw: Dict[str, Any], comment_count: int, max_body_chars: Optional[int] = None,
+           reveal_hidden: bool = False) -> Dict[str, Any]:
+    """A REST pull-request review in the contract's shape (section 12)."""
+    out = {"id": raw.get("id"), "node_id": raw.get("node_id"), "state": raw.get("state"),
+           "submitted_at": raw.get("submitted_at"), "commit_id": raw.get("commit_id"),
+           "url": raw.get("html_url")}
+    out.update(_author(raw))
+    out.update(cut_body(raw.get("body"), max_body_chars, reveal_hidden))
+    out["comment_count"] = comment_count
+    return out
+
+
+def review_comment(raw: Dict[str, Any], max_body_chars: Optional[int] = None,
+                   reveal_hidden: bool = False) -> Dict[str, Any]:
+    """A REST review (inline) comment in the contract's shape (section 12). REST has no
+    `outdated`: a line comment whose `line` is gone (null) is outdated."""
+    subject = raw.get("subject_type")
+    if subject is None:  # older answers lack it: a file comment has no line at all
+        subject = "file" if raw.get("line") is None and raw.get("original_line") is None \
+            else "line"
+    reply_to = raw.get("in_reply_to_id")
+    created, updated = raw.get("created_at"), raw.get("updated_at")
+    out = {"id": raw.get("id"), "node_id": raw.get("node_id"),
+           "review_id": raw.get("pull_request_review_id"), "in_reply_to_id": reply_to,
+           "thread_root_id": reply_to if reply_to is not None else raw.get("id"),
+           "path": raw.get("path"), "subject_type": subject, "line": raw.get("line"),
+           "start_line": raw.get("start_line"), "side": raw.get("side"),
+           "original_line": raw.get("original_line"), "commit_id": raw.get("commit_id"),
+           "outdated": subject == "line" and raw.get("line") is None}
+    out.update(_author(raw))
+    out.update({"created_at": created, "updated_at": updated,
+                "edited": (created is not None and updated is not None and created != updated),
+                "url": raw.get("html_url")})
+    out.update(cut_body(raw.get("body"), max_body_chars, reveal_hidden))
+    return out

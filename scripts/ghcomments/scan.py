@@ -32,6 +32,8 @@ from .client import GitHubClient
 from .errors import ServerError
 
 PER_PAGE_MAX = 100
+HALVE_STATUSES = (500, 502, 503, 504)
+HALVE_AT_LEAST = 50
 
 
 @dataclass(frozen=True)
@@ -163,39 +165,85 @@ class PageBudgetExhausted(Exception):
 
 
 class CommentList:
-    """Positioned reads of one issue's comment list (the canonical URL, chosen page/per_page)."""
+    """Positioned reads of one list (page/per_page windows): by default an issue's comments on
+    the canonical URL; `path` names another list (a review's comments, a PR's reviews).
+    `by_id`: the list is ascending by id (checked); the reviews list is not."""
 
     def __init__(self, client: GitHubClient, owner: str, repo: str, issue: int,
-                 max_pages: int) -> None:
+                 max_pages: int, *, path: Optional[str] = None, what: Optional[str] = None,
+                 by_id: bool = True) -> None:
         self.client = client
-        self.path = f"repos/{owner}/{repo}/issues/{issue}/comments"
-        self.what = f"comments of {owner}/{repo}#{issue}"
+        self.path = path or f"repos/{owner}/{repo}/issues/{issue}/comments"
+        self.what = what or f"comments of {owner}/{repo}#{issue}"
         self.max_pages = max_pages
+        self.by_id = by_id
         self.pages = 0
         self.reads = 0  # every request made, the counting probe included
+        self.warnings: List[str] = []
+        self.count_page: Optional[Page] = None
 
-    def read(self, window: Window, etag: Optional[str] = None, *, counts: bool = True) -> Page:
+    def read(self, window: Window, etag: Optional[str] = None, *, counts: bool = True,
+             splits: int = 2) -> Page:
         if counts:
             if self.pages >= self.max_pages:
                 raise PageBudgetExhausted()
             self.pages += 1
         self.reads += 1
-        resp = self.client.request("GET", self.path,
-                                   params={"per_page": window.per_page, "page": window.page},
-                                   etag=etag, what=self.what)
+        try:
+            resp = self.client.request("GET", self.path,
+                                       params={"per_page": window.per_page,
+                                               "page": window.page},
+                                       etag=etag, what=self.what)
+        except ServerError as exc:
+            # GitHub has answered 5xx at per_page=100 where 50 worked: read the same offsets
+            # again as smaller windows (twice at most; a stored probe keeps its size).
+            if (exc.status in HALVE_STATUSES and window.per_page >= HALVE_AT_LEAST
+                    and splits > 0 and etag is None):
+                return self._read_halves(window, exc, splits - 1)
+            raise
         if resp.status == 304:
             return Page(window, [], {}, resp.headers.get("etag") or etag, not_modified=True)
         data = self.client.json_of(resp, self.what)
         if not isinstance(data, list) or not all(
                 isinstance(c, dict) and isinstance(c.get("id"), int) for c in data):
-            raise ServerError(f"{self.what}: expected a JSON array of comments")
-        if any(a["id"] >= b["id"] for a, b in zip(data, data[1:])):
-            raise ServerError(f"{self.what}: comments not in ascending id order")
+            raise ServerError(f"{self.what}: expected a JSON array of items with ids")
+        if self.by_id and any(a["id"] >= b["id"] for a, b in zip(data, data[1:])):
+            raise ServerError(f"{self.what}: items not in ascending id order")
         return Page(window, data, self.client.links(resp), resp.headers.get("etag"))
+
+    def _read_halves(self, window: Window, exc: ServerError, splits: int) -> Page:
+        """The offsets of `window` read as windows of half its size, checked for a change
+        between them (the first is read again conditionally: 304 means none)."""
+        half = window.per_page // 2
+        self.warnings.append(f"{self.what}: HTTP {exc.status} at per_page={window.per_page}; "
+                             f"read again as windows of {half}")
+        for _attempt in range(2):
+            parts: List[Page] = []
+            start = window.start
+            while start < window.end:
+                part = self.read(Window(start // half + 1, half), counts=False, splits=splits)
+                parts.append(part)
+                start = part.window.end
+                if not part.full:
+                    break
+            first = parts[0]
+            if len(parts) > 1 and first.etag:
+                again = self.read(first.window, first.etag, counts=False)
+                if not again.not_modified:
+                    continue  # the list changed between the halves: read them again
+            items = [item for part in parts
+                     for i, item in enumerate(part.items)
+                     if window.start <= part.window.start + i < window.end]
+            last = parts[-1]
+            beyond = last.has_next or last.window.start + len(last.items) > window.end
+            return Page(window, items, {"next": ""} if beyond else {}, None)
+        raise ServerError(f"{self.what}: the list kept changing while it was read in halves",
+                          status=exc.status)
 
     def count(self) -> int:
         """How many comments there are now: with one per page, the `last` page is the count."""
         page = self.read(Window(1, 1), counts=False)
+        self.count_page = page  # an empty list's page: a sound poll probe (arrivals land in it)
         last = last_page_number(page.links.get("last"))
         if last is not None:
             return last
@@ -295,7 +343,7 @@ class Scanner:
             for _ in range(3):  # the list may shrink between the count and the read
                 count = self.cl.count()
                 if count == 0:
-                    return ScanResult(older_not_returned=0)
+                    return ScanResult(older_not_returned=0, front=self.cl.count_page)
                 first = self._read(window_for_tail(count, min(want, count))
                                    or window_reaching_past(count - 1))
                 if first.items or first.window.start == 0:
@@ -382,7 +430,7 @@ class Scanner:
         """A window from which a contiguous run reaches back to the cursor."""
         count = self.cl.count()
         if count == 0:
-            return Page(Window(1, PER_PAGE_MAX), [], {}, None)
+            return self.cl.count_page or Page(Window(1, PER_PAGE_MAX), [], {}, None)
         tail = self._read(window_ending_at(count))
         if not tail.items:  # shrank since the count
             tail = self._read(page_containing(max(0, count - 2)))

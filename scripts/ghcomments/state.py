@@ -73,8 +73,10 @@ class StatePaths:
 
 
 def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], owner: str,
-           repo: str, issue: int, env: Optional[Dict[str, str]] = None) -> StatePaths:
-    """Build (but do not create) the paths; every input is validated first."""
+           repo: str, issue: int, env: Optional[Dict[str, str]] = None,
+           suffix: str = "") -> StatePaths:
+    """Build (but do not create) the paths; every input is validated first. `suffix` "-pr"
+    names a pull request's round files (CONTRACT section 12)."""
     env = dict(os.environ if env is None else env)
     root = os.path.abspath(root or os.getcwd())
     if "\x00" in root:
@@ -91,7 +93,7 @@ def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], 
         rid = run_id if run_id is not None else (env.get("GH_MONITOR_RUN_ID") or "default")
         base = os.path.join(root, ".tmp", "runs", validate_name(rid, "--run-id"))
     folder = os.path.join(base, SKILL_DIR)
-    stem = f"{owner.lower()}-{repo.lower()}-{int(issue)}"
+    stem = f"{owner.lower()}-{repo.lower()}-{int(issue)}{suffix}"
     return StatePaths(root=root, folder=folder,
                       checkpoint=os.path.join(folder, f"{stem}.json"),
                       updates=os.path.join(folder, f"{stem}-updates.json"),
@@ -151,7 +153,7 @@ def _atomic_write_bytes(path: str, data: bytes) -> None:
         os.close(dfd)
 
 
-def _read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
+def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
@@ -172,41 +174,93 @@ def _read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
     return doc
 
 
-class StateStore:
-    """The checkpoint/updates pair of one issue."""
+@contextlib.contextmanager
+def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """An advisory flock on `paths.lock` (the folders made first); exit 7 after `wait` s."""
+    _ensure_folder(paths)
+    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StateError(f"state for {label} is locked by another run "
+                                     f"({paths.lock}); waited {wait:g} s")
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
 
-    def __init__(self, paths: StatePaths, repository: str, issue: int) -> None:
+
+def write_json(path: str, doc: Dict[str, Any]) -> None:
+    """Atomically replace `path` with `doc` (the caller holds the lock)."""
+    _atomic_write_bytes(path, encode_json(doc))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _valid_issue_checkpoint(doc: Dict[str, Any]) -> bool:
+    created = doc.get("last_comment_created_at")
+    return _is_int(doc.get("last_comment_id")) and (created is None or isinstance(created, str))
+
+
+def _valid_pr_checkpoint(doc: Dict[str, Any]) -> bool:
+    conv, rev = doc.get("conversation"), doc.get("reviews")
+    if conv is not None and not (isinstance(conv, dict) and _valid_issue_checkpoint(conv)):
+        return False
+    if rev is None:
+        return True
+    recent = rev.get("recent_review_ids") if isinstance(rev, dict) else None
+    when = rev.get("last_submitted_at") if isinstance(rev, dict) else None
+    return (isinstance(rev, dict) and _is_int(rev.get("last_review_id"))
+            and (when is None or isinstance(when, str))
+            and isinstance(recent, list) and all(_is_int(i) for i in recent))
+
+
+class StateStore:
+    """The checkpoint/updates pair of one issue, or of one pull request's rounds
+    (`identity` "pull_request": files OWNER-REPO-N-pr…, CONTRACT section 12)."""
+
+    def __init__(self, paths: StatePaths, repository: str, issue: int,
+                 identity: str = "issue") -> None:
         self.paths = paths
         self.repository = repository
         self.issue = issue
+        self.identity = identity
         self._locked = False
 
     # -- identity --------------------------------------------------------------------------
     def _check_identity(self, doc: Dict[str, Any], path: str, label: str) -> None:
-        repo, issue = doc.get("repository"), doc.get("issue")
+        repo, issue = doc.get("repository"), doc.get(self.identity)
         if not isinstance(repo, str) or not isinstance(issue, int) or isinstance(issue, bool):
-            raise StateError(f"{label} {path} is corrupt (no repository/issue identity); "
-                             "left as it is")
+            raise StateError(f"{label} {path} is corrupt (no repository/{self.identity} "
+                             "identity); left as it is")
         if repo.lower() != self.repository.lower() or issue != self.issue:
             raise StateError(f"{label} {path} belongs to {repo}#{issue}, not "
                              f"{self.repository}#{self.issue} (OWNER-REPO file names can "
                              "collide); it was not used or changed")
 
     def read_checkpoint(self) -> Optional[Dict[str, Any]]:
-        doc = _read_json(self.paths.checkpoint, "checkpoint file")
+        doc = read_json(self.paths.checkpoint, "checkpoint file")
         if doc is None:
             return None
         self._check_identity(doc, self.paths.checkpoint, "checkpoint file")
-        cid, created = doc.get("last_comment_id"), doc.get("last_comment_created_at")
-        if (doc.get("schema_version") != SCHEMA_VERSION or not isinstance(cid, int)
-                or isinstance(cid, bool) or cid < 0
-                or not (created is None or isinstance(created, str))):
+        valid = (_valid_pr_checkpoint if self.identity == "pull_request"
+                 else _valid_issue_checkpoint)
+        if doc.get("schema_version") != SCHEMA_VERSION or not valid(doc):
             raise StateError(f"checkpoint file {self.paths.checkpoint} is corrupt (unexpected "
-                             "schema_version or last_comment_id); left as it is")
+                             "schema_version or cursor); left as it is")
         return doc
 
     def read_updates(self) -> Optional[Dict[str, Any]]:
-        doc = _read_json(self.paths.updates, "updates file")
+        doc = read_json(self.paths.updates, "updates file")
         if doc is None:
             return None
         self._check_identity(doc, self.paths.updates, "updates file")
@@ -219,28 +273,13 @@ class StateStore:
     # -- locking and writing ---------------------------------------------------------------
     @contextlib.contextmanager
     def locked(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[StateStore]:
-        _ensure_folder(self.paths)
-        fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        try:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                        raise
-                    if time.monotonic() >= deadline:
-                        raise StateError(f"state for {self.repository}#{self.issue} is locked "
-                                         f"by another run ({self.paths.lock}); waited "
-                                         f"{wait:g} s")
-                    time.sleep(0.05)
+        with file_lock(self.paths, f"{self.repository}#{self.issue}", wait):
             self._locked = True
-            self._clean_leftovers()
-            yield self
-        finally:
-            self._locked = False
-            os.close(fd)  # closing releases the flock
+            try:
+                self._clean_leftovers()
+                yield self
+            finally:
+                self._locked = False
 
     def _clean_leftovers(self) -> None:
         """Remove temp files a killed writer left behind (only writers hold the lock)."""
@@ -255,7 +294,7 @@ class StateStore:
     def _write(self, path: str, doc: Dict[str, Any]) -> None:
         if not self._locked:
             raise RuntimeError("state written without the lock")
-        _atomic_write_bytes(path, encode_json(doc))
+        write_json(path, doc)
 
     def write_checkpoint(self, doc: Dict[str, Any]) -> None:
         self._write(self.paths.checkpoint, doc)

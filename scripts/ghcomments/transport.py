@@ -49,6 +49,15 @@ class TransportError(Exception):
         self.sent = sent
 
 
+def token_fingerprint(token: Optional[str]) -> Optional[str]:
+    """A SHA-256 of the token: tells tokens apart in caches without ever storing one."""
+    if not token:
+        return None
+    import hashlib
+
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -64,6 +73,7 @@ class RequestsTransport:
         self._token = token
         self.timeout = timeout
         self.authenticated = bool(token)
+        self.fingerprint = token_fingerprint(token)
         self._session: Any = None
 
     def _open(self) -> Any:
@@ -168,7 +178,8 @@ class GhTransport:
 
     name = "gh"
 
-    def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None):
+    def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None,
+                 fingerprint: Optional[str] = None):
         import shutil
 
         self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
@@ -176,6 +187,7 @@ class GhTransport:
         self.timeout = timeout
         self.env = dict(env or os.environ)
         self.authenticated = True
+        self.fingerprint = fingerprint  # of the token gh reported for the host
 
     def api_base(self) -> str:
         """The REST base gh uses for the host (Link URLs must stay on it)."""
