@@ -71,7 +71,8 @@ def _round(ctx: Context, args: argparse.Namespace, network: bool = True) -> Roun
 def check_issue_updates(args: argparse.Namespace) -> Result:
     """Read-only check after the checkpoint; overwrites this round's updates file.
     With --wait, polls until something would be returned (CONTRACT section 13)."""
-    _options(args)  # filter flags checked before anything else
+    _options(args)  # filter flags and wait bounds checked before anything else
+    wait = Wait(args.wait, args.poll_interval) if args.wait is not None else None
     ctx = Context(args)
     if ctx.pr is not None and args.after_comment_id is not None:
         raise UsageError("--after-comment-id does not go with --pr (a round has one cursor "
@@ -79,8 +80,6 @@ def check_issue_updates(args: argparse.Namespace) -> Result:
     if args.wait is None and args.poll_interval is not None:
         raise UsageError("--poll-interval goes with --wait")
     round_ = _round(ctx, args)
-    wait = Wait(args.wait, args.poll_interval, round_.client) if args.wait is not None \
-        else None
     return _shaped(round_.check(args.limit, args.after_comment_id, wait), args)
 
 

@@ -177,8 +177,10 @@ class Round:
     def check(self, limit: int, after_comment_id: Optional[int] = None,
               wait: Optional[Any] = None) -> Dict[str, Any]:
         previous, hints = self.start(after_comment_id)
-        if wait is not None and not self.has_cursor(previous):
-            raise UsageError(self.no_cursor_message())
+        if wait is not None:
+            if not self.has_cursor(previous):
+                raise UsageError(self.no_cursor_message())
+            wait.require_auth(self.client)
         self.resolve_me()
         if wait is not None:
             doc, reading = wait.run(self, previous, hints, limit)

@@ -45,22 +45,26 @@ def _scale() -> float:
 
 
 class Wait:
-    """One wait: its bounds, checked before any request."""
+    """One wait: its bounds, checked before anything else is done."""
 
-    def __init__(self, seconds: float, interval: Optional[float], client: Any) -> None:
+    def __init__(self, seconds: float, interval: Optional[float]) -> None:
         if not 1 <= seconds <= MAX_SECONDS:
             raise UsageError(f"--wait {seconds:g} out of range: 1 to {MAX_SECONDS:g} seconds")
         interval = DEFAULT_INTERVAL if interval is None else interval
         if interval < MIN_INTERVAL:
             raise UsageError(f"--poll-interval {interval:g} is below {MIN_INTERVAL:g} seconds")
+        self.seconds = seconds
+        self.interval = interval
+        self.client: Any = None
+        self.scale = _scale()
+        self.tty = sys.stderr.isatty()
+
+    def require_auth(self, client: Any) -> None:
+        """A conditional request is free only when authenticated: no token, no wait."""
         if not getattr(client.transport, "authenticated", False):
             raise AuthError("--wait needs a token: a conditional request is free only when "
                             "authenticated (set GH_TOKEN, or log in with `gh auth login`)")
-        self.seconds = seconds
-        self.interval = interval
         self.client = client
-        self.scale = _scale()
-        self.tty = sys.stderr.isatty()
 
     def _say(self, text: str, status: bool = False) -> None:
         if status:

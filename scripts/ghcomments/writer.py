@@ -70,7 +70,7 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
                 "request": {"method": method, "url": f"{target.api_url}/{path}",
                             "headers": dict(STANDARD_HEADERS, Authorization="(token, not shown)"),
                             "json": {"body": body}},
-                "body_chars": len(body)}
+                "body_chars": len(body), "author": None}
     client = ctx.client(require_auth=True)
     what = (f"create a comment on {repository}#{issue}" if action == "create"
             else f"update comment {comment_id} in {repository}")
@@ -92,6 +92,7 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
     return {
         "message": f"Successfully {verb} comment on #{number}",
         "commentId": str(cid),
+        "author": (comment.get("user") or {}).get("login"),  # whom to ignore while waiting
         "url": comment.get("html_url"),
         "createdAt": comment.get("created_at"),
         "updatedAt": comment.get("updated_at"),
