@@ -170,7 +170,9 @@ def _env(fake, tmp_path: Path) -> Dict[str, str]:
         GITHUB_API_URL=fake.url, GH_TOKEN=DEMO_TOKEN, GH_HOST="github.localhost",
         HTTP_PROXY=fake.url, HTTPS_PROXY=fake.url, http_proxy=fake.url, https_proxy=fake.url,
         NO_PROXY="", no_proxy="", GH_CONFIG_DIR=str(gh_config), GH_NO_UPDATE_NOTIFIER="1",
-        GH_PROMPT_DISABLED="1", PATH=f"{shim}{os.pathsep}{os.environ.get('PATH', '')}")
+        GH_PROMPT_DISABLED="1", PATH=f"{shim}{os.pathsep}{os.environ.get('PATH', '')}",
+        # documented waits (--wait 540) run time-scaled: about a second each
+        GH_MONITOR_TEST_TIME_SCALE="0.002")
 
 
 def _json_or_none(text: str):
@@ -338,6 +340,13 @@ def test_make_demo_runs_offline_and_shows_the_304(tmp_path):
     assert "If-None-Match: W/" in out
     assert "exactly the ones that arrived" in out
     assert "--comment-id" in out and "Unresolved review threads (3)" in out
+    # a PR in rounds: the review started before the last round comes back, then the reply
+    assert "exactly dave's review and its inline comment" in out
+    assert "exactly the reply" in out
+    assert "GET …/pulls/7/reviews?per_page=100&page=1 If-None-Match → 304" in out
+    # waiting for the reply: the bot's comment does not wake the wait, the human's does
+    assert "a bot commented: read, left out" in out and "dave replied: wake up" in out
+    assert "test-only variable scales waits" in out  # it says its waits are time-scaled
     assert elapsed < 60, f"make demo took {elapsed:.0f} s"
 
 
