@@ -10,6 +10,14 @@ deviation ends the demo with exit 1):
   first look -> confirm -> new comments arrive -> the poll finds exactly them -> confirm ->
   a PR's unresolved threads -> a comment posted and handed off by id -> no-change poll (304)
 
+then two short chapters:
+
+  a PR in rounds: first round (conversation, reviews, inline comments) -> confirm -> a review
+  started (pending) before that round is submitted -> the next round returns exactly it ->
+  a reply in a thread -> no-change round (two requests, both 304)
+  waiting for the reply: the agent posts a question and waits from its own comment; a bot's
+  comment does not wake it, the human's reply does (waits time-scaled: test-only switch)
+
 It lives in tests/ because it drives the test fake; scripts/ holds only what an installed
 skill runs.
 
@@ -77,10 +85,14 @@ class Demo:
     def say(text: str) -> None:
         print(f"   {text}")
 
-    def run(self, command: str, expect: int = 0) -> Dict[str, Any]:
-        """Run `command` exactly as printed (bash; python3 is this interpreter); parse JSON."""
+    def run(self, command: str, expect: int = 0,
+            env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """Run `command` exactly as printed (bash; python3 is this interpreter); parse JSON.
+
+        `env`: extra variables for this run only (the demo's time scale for a wait)."""
         print(f"$ {command}")
-        proc = subprocess.run(["bash", "-c", command], cwd=self.work, env=self.env,
+        proc = subprocess.run(["bash", "-c", command], cwd=self.work,
+                              env={**self.env, **(env or {})},
                               capture_output=True, stdin=subprocess.DEVNULL, timeout=60,
                               check=False)
         out = proc.stdout.decode("utf-8", "replace")
@@ -101,6 +113,29 @@ class Demo:
             flags = f"  [hidden_characters: {c['hidden_characters']}]" \
                 if c.get("hidden_characters") else ""
             self.say(f"  {c['id']}  {c['author']:<20} {short(c['body'])}{flags}")
+
+    def show_round(self, doc: Dict[str, Any]) -> None:
+        """A PR round, one line per item: reviews, then inline comments, then conversation."""
+        for v in doc["new_reviews"]:
+            body = f"  {short(v['body'], 40)}" if v["body"] else ""
+            self.say(f"  review {v['id']}  {v['author']:<8} {v['state']}{body}")
+        for c in doc["new_review_comments"]:
+            where = f"{c['path']}:{c['line'] if c['line'] is not None else '(outdated)'}"
+            reply = f"↳ {c['in_reply_to_id']}" if c["in_reply_to_id"] else where
+            self.say(f"  inline {c['id']}  {short(c['author'], 12):<12} {reply:<22} "
+                     f"{short(c['body'], 34)}")
+        for c in doc["new_comments"]:
+            self.say(f"  comment {c['id']}  {c['author']:<12} {short(c['body'], 40)}")
+
+    def show_log(self, entries: List[Any], notes: Optional[List[str]] = None) -> None:
+        """The fake GitHub's log: method, path (repository prefix cut), conditional?, status."""
+        for i, e in enumerate(entries):
+            path = e.path.replace(f"/repos/{REPOSITORY}", "…")
+            query = "&".join(f"{k}={v}" for k, v in e.query.items())
+            cond = " If-None-Match" if e.headers.get("if-none-match") else ""
+            note = f"  {notes[i]}" if notes and notes[i] else ""
+            self.say(f"  {e.method} {path}{'?' + query if query else ''}{cond} → "
+                     f"{e.status}{note}")
 
     # -- the story --------------------------------------------------------------------------
     def main(self) -> None:
@@ -214,6 +249,164 @@ class Demo:
         self.say(f"  {entry.method} {entry.path}?{query}")
         self.say(f"  If-None-Match: {entry.headers.get('if-none-match')}")
         self.say(f"  → {entry.status} Not Modified (costs no rate limit)")
+
+        self.pr_rounds()
+        self.wait_for_reply()
+
+    # -- chapter: a pull request in rounds --------------------------------------------------
+    def pr_rounds(self) -> None:
+        owner, name = REPOSITORY.split("/")
+        r = f"--repo {REPOSITORY} --pr {PR}"
+
+        self.step(f"PR #{PR} in rounds: dave starts a review; the first round")
+        self.fake.advance(600)
+        pending = self.fake.start_review(owner, name, PR, "dave", comments=[
+            {"path": "src/auth/sso.py", "line": 20, "body": "Log the failure here."}])
+        self.fake.advance(300)
+        root = self.fake.review_comment_ids(owner, name, PR)[0]
+        reply = self.fake.reply_to_review_comment(root, "alice", "Kept it, see 3f2a1c0.",
+                                                  association="CONTRIBUTOR")
+        self.say(f"dave starts review {pending['id']} with inline comment "
+                 f"{pending['comment_ids'][0]} (pending: only dave sees them)")
+        self.say("then alice replies in bob's thread (new ids, above dave's)")
+        doc = self.run(f"python3 scripts/check_issue_updates.py {r}")
+        listed = {v["id"] for v in doc["new_reviews"]}
+        wrappers = {c["review_id"] for c in doc["new_review_comments"]} - listed
+        self.check(pending["id"] not in listed | wrappers, "a pending review was returned")
+        self.check(reply["id"] in [c["id"] for c in doc["new_review_comments"]],
+                   "the first round misses alice's reply")
+        self.say(f"{doc['new_review_count']} review(s), {doc['new_review_comment_count']} "
+                 f"inline comment(s), {doc['new_comment_count']} conversation comment(s); "
+                 f"{doc['requests']} request(s)")
+        self.say(f"(+{len(wrappers)} bodiless reviews that just wrap inline comments, not "
+                 "listed; dave's pending one: absent)")
+        self.show_round(doc)
+        first = doc
+        doc = self.run(f"python3 scripts/get_latest_comments.py {r} --confirm-updates "
+                       f"--snapshot-id {doc['snapshot_id']}")
+        self.check(doc["state_updated"] is True, "PR confirm failed")
+        confirmed = doc["next_checkpoint"]["reviews"]["last_review_id"]
+        kept = next(c for c in first["new_review_comments"] if c["id"] == reply["id"])
+        self.say(f"confirmed: reviews cursor last_review_id {confirmed} (> {pending['id']}, "
+                 "dave's review)")
+
+        self.step("dave submits the review he started before that round")
+        self.fake.advance(900)
+        self.fake.submit_review(pending["id"], "CHANGES_REQUESTED",
+                                body="Two things before merge.")
+        doc = self.run(f"python3 scripts/check_issue_updates.py {r}")
+        self.check([v["id"] for v in doc["new_reviews"]] == [pending["id"]]
+                   and [c["id"] for c in doc["new_review_comments"]] == pending["comment_ids"]
+                   and not doc["new_comments"], "the round did not return exactly dave's "
+                   f"review: {doc['new_reviews']} {doc['new_review_comments']}")
+        drafted = doc["new_review_comments"][0]["created_at"]
+        self.say(f"exactly dave's review and its inline comment; {doc['requests']} request(s)")
+        self.show_round(doc)
+        self.say(f"its id is below the confirmed {confirmed}; its comment ({drafted[11:16]}) "
+                 f"is older than alice's ({kept['created_at'][11:16]}):")
+        self.say("a plain id or time cursor would have skipped it for good")
+        snapshot = doc["snapshot_id"]
+        doc = self.run(f"python3 scripts/get_latest_comments.py {r} --review-id {pending['id']}")
+        self.check([v["id"] for v in doc["reviews"]] == [pending["id"]], "--review-id")
+        self.say(f"hand-off by id: {doc['review_count']} review with "
+                 f"{doc['review_comment_count']} inline comment, {doc['requests']} request(s)")
+        doc = self.run(f"python3 scripts/get_latest_comments.py {r} --confirm-updates "
+                       f"--snapshot-id {snapshot}")
+        self.check(doc["state_updated"] is True, "PR confirm failed")
+
+        self.step("A reply in dave's thread")
+        self.fake.advance(300)
+        answer = self.fake.reply_to_review_comment(pending["comment_ids"][0], "bob",
+                                                   "+1, at warning level.")
+        doc = self.run(f"python3 scripts/check_issue_updates.py {r}")
+        self.check([c["id"] for c in doc["new_review_comments"]] == [answer["id"]]
+                   and not doc["new_reviews"] and not doc["new_comments"],
+                   "the round did not return exactly bob's reply")
+        self.say("exactly the reply (its bodiless wrapper review is not listed); "
+                 f"{doc['requests']} request(s)")
+        self.show_round(doc)
+        doc = self.run(f"python3 scripts/get_latest_comments.py {r} --confirm-updates "
+                       f"--snapshot-id {doc['snapshot_id']}")
+        self.check(doc["state_updated"] is True, "PR confirm failed")
+
+        self.step(f"PR #{PR} again: nothing new, two conditional requests")
+        before = len(self.fake.requests)
+        doc = self.run(f"python3 scripts/check_issue_updates.py {r}")
+        log = self.fake.requests[before:]
+        self.check(doc["has_updates"] is False and len(log) == 2
+                   and all(e.status == 304 for e in log), f"expected two 304s, got {log}")
+        self.say(f"has_updates: false; requests: {doc['requests']}; the fake GitHub's log:")
+        self.show_log(log)
+        self.say("(one conditional request for the reviews, one for the conversation: "
+                 "0 rate-limit points)")
+
+    # -- chapter: waiting for the reply -----------------------------------------------------
+    def wait_for_reply(self) -> None:
+        owner, name = REPOSITORY.split("/")
+        r = f"--repo {REPOSITORY} --issue {ISSUE}"
+
+        self.step(f"Ask on issue #{ISSUE}, then wait for the answer")
+        body = "Which 1.x version do you run?"
+        doc = self.run(f"printf '%s\\n' '{body}' | python3 scripts/manage_issue_comment.py "
+                       f"--action create {r} --body-file -")
+        mine, me = doc["commentId"], doc["author"]
+        self.check(me == "octocat", f"author is {me!r}")
+        self.say(f"commentId {mine}, author {me}: wait from there, ignoring {me} (@me) "
+                 "and bots")
+
+        polls = [0]
+        arrived: Dict[str, int] = {}
+
+        def on_poll(entry: Any) -> None:  # runs in the fake before it answers
+            if entry.method != "GET" or not entry.headers.get("if-none-match"):
+                return
+            polls[0] += 1
+            if polls[0] == 2:
+                self.fake.advance(60)
+                arrived["bot"] = self.fake.add_comment(
+                    owner, name, ISSUE, "Nightly build 1.9.3 is ready.", user="release-bot",
+                    user_type="Bot")["id"]
+            elif polls[0] == 4:
+                self.fake.advance(60)
+                arrived["human"] = self.fake.add_comment(
+                    owner, name, ISSUE, "1.8.2, on Ubuntu 24.04.", user="dave",
+                    association="NONE")["id"]
+
+        self.say("(demo only: a test-only variable scales waits ×0.005, 20 s take 0.1 s; "
+                 "times are nominal)")
+        before = len(self.fake.requests)
+        self.fake.on_request(on_poll)
+        try:
+            doc = self.run(f"python3 scripts/check_issue_updates.py {r} --wait 600 "
+                           f"--poll-interval 20 --after-comment-id {mine} --ignore-author @me "
+                           "--humans-only", env={"GH_MONITOR_TEST_TIME_SCALE": "0.005"})
+        finally:
+            self.fake.clear_hooks()
+        log = self.fake.requests[before:]
+        got = [c["id"] for c in doc["new_comments"]]
+        self.check(got == [arrived.get("human")], f"the wait returned {got}, not dave's reply")
+        self.check(doc["filtered_out"].get("humans_only") == 1, "the bot was not left out")
+        conditional = [e for e in log if e.headers.get("if-none-match")]
+        self.check([e.status for e in conditional] == [304, 200, 304, 200],
+                   f"unexpected conditional polls: {conditional}")
+        self.say(f"woke after {doc['polls']} polls ({doc['waited_seconds']:g} s nominal); "
+                 f"filtered_out: {json.dumps(doc['filtered_out'])}; requests: "
+                 f"{doc['requests']}")
+        self.show_comments(doc["new_comments"])
+        notes, poll = [], 0
+        for e in log:
+            if e.path == "/user":
+                notes.append("who is @me (asked once, then cached)")
+            elif not e.headers.get("if-none-match"):
+                notes.append("poll 1: from my comment on (no poll hint yet)"
+                             if e.query.get("per_page") == "1" else "")
+            else:
+                poll += 1
+                notes.append(f"poll {poll + 1}: " + {
+                    1: "nothing new, free", 2: "a bot commented: read, left out",
+                    3: "nothing new, free", 4: "dave replied: wake up"}[poll])
+        self.say("the fake GitHub's log of the wait:")
+        self.show_log(log, notes)
 
 
 def main() -> int:

@@ -144,8 +144,11 @@ class Round:
             self.warnings.append(f"{total} item(s) left out by author filters (see "
                                  "filtered_out); the recommended checkpoint moves past them")
 
-    def _write_updates(self, doc: Dict[str, Any], hints: Any) -> None:
+    def _write_updates(self, doc: Dict[str, Any], hints: Any,
+                       after_comment_id: Optional[int] = None) -> None:
         private = dict(doc, poll_hint=hints, schema_version=SCHEMA_VERSION)
+        if after_comment_id is not None:
+            private["after_comment_id"] = after_comment_id  # the cursor was not the checkpoint
         with self.store.locked():
             self.store.write_updates(private)
 
@@ -189,8 +192,7 @@ class Round:
         else:
             reading = self.read(previous, hints, limit)
             doc = self.document(previous, reading, reading.filtered)
-        self._write_updates(doc, reading.hints if self.label != "issue"
-                            else reading.batches["conversation"].hint)
+        self._write_updates(doc, self.position(previous, reading)[1], after_comment_id)
         return doc
 
     def has_cursor(self, previous: Any) -> bool:
@@ -205,6 +207,11 @@ class Round:
         raise NotImplementedError
 
     def empty_reading(self, previous: Any) -> Reading:
+        raise NotImplementedError
+
+    def position(self, previous: Any, reading: Reading) -> Any:
+        """(cursor, poll hints) after `reading`: where the next read of a wait starts, and
+        what the snapshot keeps for the confirm."""
         raise NotImplementedError
 
     def read(self, previous: Any, hints: Any, limit: int) -> Reading:
@@ -240,6 +247,10 @@ class Monitor(Round):
     def empty_reading(self, previous: Any) -> Reading:
         return Reading({"conversation": Batch("conversation", cursor=previous)},
                        {"new_comments": []})
+
+    def position(self, previous: Any, reading: Reading) -> Any:
+        batch = reading.batches["conversation"]
+        return batch.cursor or previous, batch.hint
 
     def read(self, previous: Any, hints: Any, limit: int) -> Reading:
         batch = self.conversation.read(previous, hints, limit)
@@ -387,8 +398,16 @@ class Monitor(Round):
             written = False
             if not already:
                 snap_prev = (upd.get("previous_checkpoint") or {}).get("last_comment_id")
-                check_confirmable(upd, snapshot_id, stored == snap_prev,
-                                  _name(snap_prev), _name(stored))
+                if (upd.get("after_comment_id") is not None and stored != snap_prev
+                        and snapshot_id in (None, upd.get("snapshot_id"))):
+                    raise StateError(
+                        f"refusing to confirm snapshot {upd['snapshot_id']}: it was read after "
+                        f"--after-comment-id {snap_prev}, not after the stored checkpoint "
+                        f"({_name(stored)}); a confirm only continues the stored checkpoint. "
+                        "Nothing to confirm; to follow the issue from that comment on, run "
+                        f"get_latest_comments.py --since-comment-id {snap_prev} --update-state")
+                check_confirmable(upd, snapshot_id, stored == snap_prev, _name(snap_prev),
+                                  _name(stored))
                 new_id = int(target["last_comment_id"])
                 if stored is not None and new_id < stored and not force:
                     raise StateError(f"refusing to move the checkpoint backwards from {stored} "
@@ -434,7 +453,7 @@ def check_confirmable(upd: Dict[str, Any], snapshot_id: Optional[str], same_prev
                          "Process that check's comments, then confirm its snapshot")
     if not same_previous:
         raise StateError(f"refusing to confirm snapshot {upd['snapshot_id']}: it was read with "
-                         f"{snap_name}, but there is now {stored_name}. Run "
+                         f"{snap_name}, but the state holds {stored_name}. Run "
                          "check_issue_updates.py again")
 
 
@@ -496,6 +515,9 @@ class PullRequestRound(Round):
         prev = previous or {}
         return Reading({k: Batch(k, cursor=prev.get(k)) for k in KINDS},
                        {"new_comments": [], "new_reviews": [], "new_review_comments": []})
+
+    def position(self, previous: Any, reading: Reading) -> Any:
+        return dict(reading.cursors), dict(reading.hints)
 
     def read(self, previous: Any, hints: Any, limit: int) -> Reading:
         prev = previous or {}

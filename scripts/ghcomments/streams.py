@@ -315,9 +315,9 @@ class ReviewStream:
         return NotFoundError(f"#{self.number} of {self.owner}/{self.repo} is an issue, not a "
                              "pull request: use --issue", status=exc.status)
 
-    def probe(self, hint: Dict[str, Any]) -> Optional[List[Page]]:
-        """The stored probes, conditionally: None when any changed (the pages that changed
-        are returned through `changed`), else the 304 pages."""
+    def probe(self, hint: Dict[str, Any]) -> List[Page]:
+        """The stored probes, read conditionally in turn up to the first that changed (the
+        last page returned); all of them 304 means the review list did not change."""
         cl = self._list()
         pages = []
         try:
@@ -400,7 +400,7 @@ class ReviewStream:
         first: Optional[Page] = None
         if hint and previous and hint.get("cursor") == previous and hint.get("probes"):
             pages = self.probe(hint)
-            if pages is not None and all(p.not_modified for p in pages):
+            if all(p.not_modified for p in pages):
                 return Batch(self.kind, cursor=previous, hint=hint, not_modified=True)
             changed = pages[-1] if pages else None
             if (changed is not None and changed.window.start == 0

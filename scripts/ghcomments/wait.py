@@ -114,11 +114,12 @@ class Wait:
                 reading = round_.read(cursors, poll_hints, limit)
                 polls += 1
                 _merge(filtered, reading.filtered)
-                cursors, poll_hints = self._advance(round_, cursors, reading)
+                moved = round_.position(cursors, reading)
+                advanced, (cursors, poll_hints) = moved[0] != cursors, moved
                 elapsed = (time.monotonic() - start) / self.scale
                 if reading.returned or elapsed >= self.seconds:
                     break
-                if reading.more_available:
+                if reading.more_available and advanced:
                     continue  # a whole batch was left out: read the next one now
                 due = min(due + self._interval(), self.seconds)
                 while due <= elapsed and due < self.seconds:
@@ -149,14 +150,6 @@ class Wait:
         self._say(f"wait ended after {waited:.0f} s, {polls} poll(s): "
                   + ("something new" if doc["has_updates"] else "nothing new"))
         return doc, reading
-
-    @staticmethod
-    def _advance(round_: Any, cursors: Any, reading: Any) -> Tuple[Any, Any]:
-        """Where the next poll starts: past everything this read saw."""
-        if round_.label == "issue":
-            batch = reading.batches["conversation"]
-            return batch.cursor or cursors, batch.hint
-        return dict(reading.cursors), dict(reading.hints)
 
 
 def _merge(total: Dict[str, Any], more: Dict[str, Any]) -> None:
