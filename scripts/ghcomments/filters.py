@@ -20,7 +20,7 @@ from .normalize import is_trusted
 
 REASONS = ("trusted_only", "ignore_author", "humans_only")
 ME = "@me"
-LOGIN_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$")
+LOGIN_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$", re.IGNORECASE)
 
 
 def parse_ignore(values: Optional[Iterable[str]]) -> List[str]:

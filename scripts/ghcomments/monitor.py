@@ -95,7 +95,15 @@ class Round:
         self.max_pages = max_pages
         self.warnings: List[str] = []
         self.conversation = ConversationStream(client, owner, repo, number, max_pages,
-                                               self.warnings)
+                                               self.warnings, self._keeper(
+                                                   normalize.issue_comment))
+
+    def _keeper(self, shape: Any) -> Optional[Any]:
+        """The author filters as a test on raw items of one shape (None: keep everything)."""
+        filt = self.options.filter
+        if not filt.active:
+            return None
+        return lambda raw: filt.reason(shape(raw)) is None
 
     # -- shared pieces -------------------------------------------------------------------------
     @property
@@ -496,7 +504,8 @@ class PullRequestRound(Round):
     def __init__(self, client: Any, owner: str, repo: str, number: int, store: StateStore,
                  options: Options, max_pages: int) -> None:
         super().__init__(client, owner, repo, number, store, options, max_pages)
-        self.reviews = ReviewStream(client, owner, repo, number, max_pages, self.warnings)
+        self.reviews = ReviewStream(client, owner, repo, number, max_pages, self.warnings,
+                                    self._keeper(lambda raw: normalize.review(raw, 0)))
 
     @property
     def pages(self) -> int:

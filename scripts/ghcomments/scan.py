@@ -25,7 +25,7 @@ checkpoint's poll hint, so a poll that finds nothing is one conditional request 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .client import GitHubClient
@@ -252,6 +252,36 @@ class CommentList:
         return len(page.items)
 
 
+Keep = Callable[[Dict[str, Any]], bool]
+
+
+def first_kept(items: List[Any], limit: int, keep: Optional[Keep] = None) -> List[Any]:
+    """The oldest items holding `limit` that `keep` keeps, and the left-out ones after them
+    up to the next kept one: a cursor after them passes what the filters left out."""
+    out: List[Any] = []
+    kept = 0
+    for item in items:
+        if keep is None or keep(item):
+            if kept == limit:
+                break
+            kept += 1
+        out.append(item)
+    return out
+
+
+def last_kept(items: List[Any], want: int, keep: Optional[Keep] = None) -> List[Any]:
+    """The newest items holding `want` that `keep` keeps (all of them when fewer)."""
+    if want <= 0:
+        return []
+    kept = 0
+    for i in range(len(items) - 1, -1, -1):
+        if keep is None or keep(items[i]):
+            kept += 1
+            if kept == want:
+                return items[i:]
+    return items
+
+
 @dataclass
 class ScanResult:
     """What a scan found: `returned` is what the caller shows, ascending by id."""
@@ -275,8 +305,17 @@ class Scanner:
     after the cursor can be missing, `front` the window that ends it.
     """
 
-    def __init__(self, comments: CommentList) -> None:
+    def __init__(self, comments: CommentList, keep: Optional[Keep] = None) -> None:
         self.cl = comments
+        self.keep: Optional[Keep] = None
+        if keep is not None:  # the author filters: --limit counts only what they keep
+            verdicts: Dict[int, bool] = {}
+
+            def cached(c: Dict[str, Any]) -> bool:
+                if c["id"] not in verdicts:
+                    verdicts[c["id"]] = keep(c)
+                return verdicts[c["id"]]
+            self.keep = cached
         self.seen: Dict[int, Dict[str, Any]] = {}
         self.offsets: Dict[int, int] = {}
         self.newest: Optional[Dict[str, Any]] = None
@@ -327,7 +366,11 @@ class Scanner:
             self._extend(cur)
 
     def _count_after(self, cursor: int) -> int:
-        return sum(1 for i in self.seen if cursor < i <= self.top)
+        return sum(1 for i, c in self.seen.items()
+                   if cursor < i <= self.top and (self.keep is None or self.keep(c)))
+
+    def _kept(self, items: List[Dict[str, Any]]) -> int:
+        return sum(1 for c in items if self.keep is None or self.keep(c))
 
     def _run_after(self, cursor: int) -> List[Dict[str, Any]]:
         return sorted((c for i, c in self.seen.items() if cursor < i <= self.top),
@@ -352,12 +395,12 @@ class Scanner:
                 return ScanResult(older_not_returned=0)
             self._forward(first, -1, 10**9)  # arrivals since the count: read on to the end
             earliest = first
-            while len(self._run_after(-1)) < want and earliest.window.start > 0:
+            while self._kept(self._run_after(-1)) < want and earliest.window.start > 0:
                 earliest = self._read(window_ending_at(earliest.window.start))
         except PageBudgetExhausted:
             truncated = True
         run = self._run_after(-1)
-        returned = run[-want:] if want > 0 else []
+        returned = last_kept(run, want, self.keep)
         more: Optional[bool] = False
         if truncated and self.front is not None and self.front.has_next:
             more = None
@@ -401,7 +444,7 @@ class Scanner:
                               truncated=truncated, cursor_found=False, newest=self.newest,
                               offsets=self.offsets, seen=self.seen)
         run = self._run_after(cursor)
-        returned = run if limit is None else run[:limit]
+        returned = run if limit is None else first_kept(run, limit, self.keep)
         known_more = len(run) > len(returned) or self.front.has_next
         return ScanResult(returned=returned,
                           more_available=(None if truncated and not known_more else known_more),

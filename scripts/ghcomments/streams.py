@@ -40,12 +40,15 @@ from .errors import NotFoundError, ServerError
 from .scan import (
     PER_PAGE_MAX,
     CommentList,
+    Keep,
     Page,
     PageBudgetExhausted,
     Scanner,
     ScanResult,
     Window,
     best_probe,
+    first_kept,
+    last_kept,
 )
 
 GRACE_SECONDS = 3600
@@ -92,13 +95,15 @@ def cursor_part(cp: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
 
 
 class ConversationStream:
-    """An issue's (or a PR's) conversation comments after an id cursor."""
+    """An issue's (or a PR's) conversation comments after an id cursor. `keep`: the author
+    filters, on raw comments (`--limit` counts only what they keep)."""
 
     kind = "conversation"
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
-                 warnings: List[str]) -> None:
+                 warnings: List[str], keep: Optional[Keep] = None) -> None:
         self.client = client
+        self.keep = keep
         self.owner, self.repo, self.number = owner, repo, number
         self.max_pages = max_pages
         self.warnings = warnings
@@ -145,7 +150,8 @@ class ConversationStream:
             if isinstance(hint.get("offset"), int):
                 offset = hint["offset"]
         try:
-            result = Scanner(cl).after(cursor, limit, probe=probe, etag=etag, offset=offset,
+            result = Scanner(cl, self.keep).after(cursor, limit, probe=probe, etag=etag,
+                                                  offset=offset,
                                        sharpen=sharpen)
         finally:
             self._finish(cl)
@@ -162,7 +168,7 @@ class ConversationStream:
     def tail(self, want: int, quiet: bool = False) -> ScanResult:
         cl = self.comment_list()
         try:
-            result = Scanner(cl).tail(want)
+            result = Scanner(cl, self.keep).tail(want)
         finally:
             self._finish(cl)
         if result.older_not_returned and not quiet:
@@ -283,13 +289,15 @@ class ReviewListing:
 
 
 class ReviewStream:
-    """A PR's submitted reviews, each with its inline comments, after a review cursor."""
+    """A PR's submitted reviews, each with its inline comments, after a review cursor.
+    `keep`: the author filters, on raw reviews (`--limit` counts only what they keep)."""
 
     kind = "reviews"
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
-                 warnings: List[str]) -> None:
+                 warnings: List[str], keep: Optional[Keep] = None) -> None:
         self.client = client
+        self.keep = keep
         self.owner, self.repo, self.number = owner, repo, number
         self.max_pages = max_pages
         self.warnings = warnings
@@ -415,7 +423,7 @@ class ReviewStream:
         submitted = sorted((r for r in listing.reviews if is_submitted(r)), key=review_key)
         batch = Batch(self.kind)
         if previous is None:
-            chosen = submitted[-limit:] if limit else []
+            chosen = last_kept(submitted, limit, self.keep)
             batch.older_not_returned = len(submitted) - len(chosen)
             handled = submitted
             batch.more_available = False
@@ -425,7 +433,7 @@ class ReviewStream:
                                      "were not")
         else:
             new = [r for r in submitted if is_new_review(r, previous)]
-            chosen = new[:limit]
+            chosen = first_kept(new, limit, self.keep)
             batch.more_available = len(new) > len(chosen)
             handled = [r for r in submitted if not is_new_review(r, previous) or r in chosen]
         batch.cursor = review_cursor(handled, previous)
