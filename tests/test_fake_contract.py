@@ -201,6 +201,81 @@ def test_reviews_match_pullrequestreview_model(gh):
     check("PullRequestReview", r.json(), many=True)
 
 
+def test_single_review_and_its_comments_match_the_openapi_models(gh, fake):
+    """``GET /pulls/N/reviews/ID`` is a ``pull-request-review``; ``GET
+    /pulls/N/reviews/ID/comments`` a list of ``review-comment`` (with the same fields as
+    ``pull-request-review-comment``, so the fake serves one shape for both)."""
+    reviews = gh(f"/repos/{O}/{R}/pulls/235/reviews").json()
+    by_pull = {c["id"]: c for c in gh(f"/repos/{O}/{R}/pulls/235/comments").json()}
+    seen = 0
+    for accept in ("application/vnd.github+json", FULL):
+        for review in reviews:
+            single = gh(
+                f"/repos/{O}/{R}/pulls/235/reviews/{review['id']}",
+                headers={"Accept": accept},
+            )
+            check("PullRequestReview", single.json())
+            comments = gh(
+                f"/repos/{O}/{R}/pulls/235/reviews/{review['id']}/comments",
+                headers={"Accept": accept},
+            ).json()
+            check("ReviewComment", comments, many=True)
+            for c in comments:
+                assert c["pull_request_review_id"] == review["id"]
+                if accept != FULL:
+                    assert c == by_pull[c["id"]]
+                seen += 1
+    assert seen == 2 * len(by_pull)
+
+
+def test_review_comment_schemas_of_both_lists_have_the_same_fields():
+    assert _model_fields("ReviewComment") == _model_fields("PullRequestReviewComment")
+
+
+def test_pending_dismissed_and_reply_reviews_match_the_models(gh, fake):
+    root = gh(f"/repos/{O}/{R}/pulls/235/comments").json()[0]["id"]
+    pending = fake.start_review(
+        O,
+        R,
+        235,
+        "octocat",  # the token's user: it sees its own draft
+        comments=[
+            {"path": "src/c.py", "line": 4, "start_line": 2, "body": "multi"},
+            {"path": "src/d.py", "subject_type": "file", "body": "file-level"},
+            {"in_reply_to": root, "body": "draft reply"},
+        ],
+    )
+    reply = fake.reply_to_review_comment(root, "carol", "single reply")
+    dismissed = fake.add_review(O, R, 235, "erin", "APPROVED", body="ok")
+    fake.dismiss_review(dismissed["id"], "outdated")
+    reviews = gh(f"/repos/{O}/{R}/pulls/235/reviews").json()
+    check("PullRequestReview", reviews, many=True)
+    states = {r["id"]: r["state"] for r in reviews}
+    assert states[pending["id"]] == "PENDING"
+    assert states[reply["review_id"]] == "COMMENTED"
+    assert states[dismissed["id"]] == "DISMISSED"
+    drafts = gh(f"/repos/{O}/{R}/pulls/235/reviews/{pending['id']}/comments").json()
+    check("ReviewComment", drafts, many=True)
+    assert [c["subject_type"] for c in drafts] == ["line", "file", "line"]
+    assert drafts[1]["line"] is None and drafts[0]["start_line"] == 2
+    check(
+        "PullRequestReviewComment",
+        gh(f"/repos/{O}/{R}/pulls/235/comments").json(),
+        many=True,
+    )
+
+
+def test_integration_token_user_error_matches_basicerror(gh, fake):
+    fake.add_token("ghs_contract", login="github-actions[bot]", integration=True)
+    r = requests.get(
+        f"{fake.url}/user",
+        headers={"User-Agent": "t", "Authorization": "token ghs_contract"},
+        timeout=10,
+    )
+    assert r.status_code == 403
+    check("BasicError", r.json())
+
+
 def test_rate_limit_matches_ratelimitoverview_model(gh):
     check("RateLimitOverview", gh("/rate_limit").json())
 
@@ -493,6 +568,25 @@ CLIENT_QUERIES = {
         }
       }""",
     "viewer": "{ viewer { login } }",
+    "pending_states": """
+      query($owner: String!, $name: String!, $number: Int!) {
+        repository(owner: $owner, name: $name) {
+          pullRequest(number: $number) {
+            reviewThreads(first: 100) {
+              totalCount
+              nodes {
+                comments(first: 100) {
+                  totalCount
+                  nodes {
+                    fullDatabaseId state createdAt publishedAt
+                    pullRequestReview { fullDatabaseId state submittedAt }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }""",
 }
 
 

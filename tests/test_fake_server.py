@@ -66,8 +66,7 @@ def test_comments_paginate_with_githubs_link_header_and_ascending_ids(fake, api,
     first = api("GET", f"/repos/{O}/{R}/issues/5/comments", params={"per_page": 100})
     base = f"{fake.url}/repositories/{issue['id']}/issues/5/comments"
     assert first.headers["Link"] == (
-        f'<{base}?page=2&per_page=100>; rel="next", '
-        f'<{base}?page=3&per_page=100>; rel="last"'
+        f'<{base}?page=2&per_page=100>; rel="next", <{base}?page=3&per_page=100>; rel="last"'
     )
     middle = api("GET", links(first)["next"])
     assert middle.headers["Link"] == (
@@ -1065,4 +1064,358 @@ def test_gh_auth_status_works_for_github_localhost(fake, gh_env):
     assert [e.target for e in fake.requests] == [
         "http://api.github.localhost/",
         "http://api.github.localhost/graphql",
+    ]
+
+
+# --------------------------------------------------------------------------- PR rounds: pending reviews
+
+
+OTHER = "other-token"  # a token of another user (mallory), who must not see drafts
+
+
+def _ts(when) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture
+def drafts(fake, api, pr):
+    """PR 7 with a PENDING review by octocat (the api token's user): a new thread and a
+    reply in pr's thread; then a later submitted review by carol; mallory's token too."""
+    fake.add_token(OTHER, login="mallory")
+    fake.advance(60)
+    started = fake.clock
+    pending = fake.start_review(
+        O,
+        R,
+        7,
+        "octocat",
+        body="draft body",
+        comments=[
+            {"path": "src/new.py", "line": 3, "body": "new thread"},
+            {"in_reply_to": pr["comment_ids"][1], "body": "draft reply"},
+        ],
+    )
+    fake.advance(60)
+    later = fake.add_review(O, R, 7, "carol", "CHANGES_REQUESTED", body="later")
+    return {"pending": pending, "started": started, "later": later}
+
+
+def test_pending_review_is_invisible_to_other_tokens(fake, api, pr, drafts):
+    rid = drafts["pending"]["id"]
+    cids = drafts["pending"]["comment_ids"]
+    reviews = api("GET", f"/repos/{O}/{R}/pulls/7/reviews", token=OTHER).json()
+    assert rid not in [r["id"] for r in reviews]
+    assert all(r["state"] != "PENDING" for r in reviews)
+    comments = api("GET", f"/repos/{O}/{R}/pulls/7/comments", token=OTHER).json()
+    assert [c["id"] for c in comments] == pr["comment_ids"]
+    for path in (
+        f"/repos/{O}/{R}/pulls/7/reviews/{rid}",
+        f"/repos/{O}/{R}/pulls/7/reviews/{rid}/comments",
+        f"/repos/{O}/{R}/pulls/comments/{cids[0]}",
+        f"/repos/{O}/{R}/pulls/comments/{cids[1]}",
+    ):
+        assert api("GET", path, token=OTHER).status_code == 404, path
+    assert api("GET", f"/repos/{O}/{R}/pulls/7/reviews", token=None).json() == reviews
+    assert fake.review_ids(O, R, 7) == [r["id"] for r in reviews]
+    assert rid in fake.review_ids(O, R, 7, include_pending=True)
+    assert fake.review_comment_ids(O, R, 7) == pr["comment_ids"]
+    assert api("GET", f"/repos/{O}/{R}/pulls/7", token=OTHER).json()[
+        "review_comments"
+    ] == len(pr["comment_ids"])
+
+
+def test_pending_review_is_visible_to_its_author_as_pending_without_submitted_at(
+    fake, api, pr, drafts
+):
+    rid = drafts["pending"]["id"]
+    cids = drafts["pending"]["comment_ids"]
+    reviews = api("GET", f"/repos/{O}/{R}/pulls/7/reviews").json()
+    mine = next(r for r in reviews if r["id"] == rid)
+    assert mine["state"] == "PENDING" and "submitted_at" not in mine
+    assert mine["body"] == "draft body" and mine["user"]["login"] == "octocat"
+    single = api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{rid}")
+    assert single.status_code == 200 and single.json() == mine
+    own = api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{rid}/comments").json()
+    assert [c["id"] for c in own] == cids
+    assert all(c["pull_request_review_id"] == rid for c in own)
+    listed = [c["id"] for c in api("GET", f"/repos/{O}/{R}/pulls/7/comments").json()]
+    assert listed == sorted(pr["comment_ids"] + cids)
+    assert api("GET", f"/repos/{O}/{R}/pulls/comments/{cids[0]}").status_code == 200
+
+
+def test_drafted_comments_keep_ids_and_created_at_from_drafting_once_submitted(
+    fake, api, pr, drafts
+):
+    rid, cids = drafts["pending"]["id"], drafts["pending"]["comment_ids"]
+    assert rid < drafts["later"]["id"], "started first: the smaller id"
+    fake.advance(3600)
+    submitted = fake.submit_review(rid, "APPROVED", body="final")
+    assert submitted["state"] == "APPROVED" and submitted["body"] == "final"
+    assert submitted["submitted_at"] == _ts(fake.clock)
+    got = api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{rid}/comments", token=OTHER)
+    assert got.status_code == 200
+    for c in got.json():
+        assert c["created_at"] == c["updated_at"] == _ts(drafts["started"])
+        assert c["created_at"] < submitted["submitted_at"]
+    assert [c["id"] for c in got.json()] == cids
+    root, reply = got.json()
+    assert "in_reply_to_id" not in root and root["path"] == "src/new.py"
+    assert reply["in_reply_to_id"] == pr["comment_ids"][0], (
+        "points at the thread's root"
+    )
+    later_comment = fake.reply_to_review_comment(pr["comment_ids"][0], "bob", "r")
+    assert max(cids) < later_comment["id"]
+    review = api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{rid}", token=OTHER).json()
+    assert review["submitted_at"] == submitted["submitted_at"]
+    with pytest.raises(ValueError):
+        fake.submit_review(rid)
+
+
+@pytest.mark.parametrize("order", ["id", "submitted"])
+def test_review_list_order_by_id_or_by_submission(fake, api, pr, drafts, order):
+    fake.review_order = order
+    rid, later = drafts["pending"]["id"], drafts["later"]["id"]
+    ids = [r["id"] for r in api("GET", f"/repos/{O}/{R}/pulls/7/reviews").json()]
+    if order == "id":
+        assert ids == sorted(ids) and rid in ids
+    else:
+        assert ids[-1] == rid, "the author's own PENDING review comes last"
+    fake.advance(60)
+    fake.submit_review(rid)  # submitted after `later`, with a smaller id
+    for token in (TOKEN, OTHER):
+        got = api("GET", f"/repos/{O}/{R}/pulls/7/reviews", token=token).json()
+        ids = [r["id"] for r in got]
+        if order == "id":
+            assert ids == sorted(ids) and ids.index(rid) < ids.index(later)
+        else:
+            keys = [(r["submitted_at"], r["id"]) for r in got]
+            assert keys == sorted(keys) and ids[-1] == rid
+
+
+def test_reply_outside_a_review_is_its_own_bodiless_commented_review(fake, api, pr):
+    fake.advance(30)
+    reply = fake.reply_to_review_comment(
+        pr["comment_ids"][1], "dependabot", "fixed", user_type="Bot"
+    )
+    review = api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{reply['review_id']}").json()
+    assert review["state"] == "COMMENTED" and review["body"] == ""
+    assert review["submitted_at"] == _ts(fake.clock)
+    assert review["user"]["login"] == "dependabot[bot]"
+    inside = api(
+        "GET", f"/repos/{O}/{R}/pulls/7/reviews/{reply['review_id']}/comments"
+    ).json()
+    assert [c["id"] for c in inside] == [reply["id"]]
+    assert inside[0]["in_reply_to_id"] == pr["comment_ids"][0]
+    assert inside[0]["pull_request_review_id"] == reply["review_id"]
+
+
+def test_get_review_is_404_for_a_review_of_another_pull_request(fake, api, pr):
+    other = fake.add_review(O, R, 8, "carol", "APPROVED", body="on 8")
+    assert (
+        api("GET", f"/repos/{O}/{R}/pulls/8/reviews/{other['id']}").status_code == 200
+    )
+    for path in (
+        f"/repos/{O}/{R}/pulls/7/reviews/{other['id']}",
+        f"/repos/{O}/{R}/pulls/7/reviews/{other['id']}/comments",
+        f"/repos/{O}/{R}/pulls/7/reviews/1",
+        f"/repos/{O}/{R}/pulls/99/reviews/{other['id']}",
+    ):
+        r = api("GET", path)
+        assert r.status_code == 404 and r.json()["message"] == "Not Found", path
+    repo_id = api("GET", f"/repos/{O}/{R}").json()["id"]
+    by_id = api("GET", f"/repositories/{repo_id}/pulls/8/reviews/{other['id']}")
+    assert (
+        by_id.json()
+        == api("GET", f"/repos/{O}/{R}/pulls/8/reviews/{other['id']}").json()
+    )
+
+
+def test_review_comments_of_a_review_paginate_with_link_etag_and_304(fake, api, pr):
+    fake.advance(10)
+    started = fake.start_review(
+        O,
+        R,
+        7,
+        "bob",
+        comments=[{"path": f"f{i}.py", "line": 1, "body": str(i)} for i in range(130)],
+    )
+    fake.submit_review(started["id"])
+    rid = started["id"]
+    path = f"/repos/{O}/{R}/pulls/7/reviews/{rid}/comments"
+    repo_id = api("GET", f"/repos/{O}/{R}").json()["id"]
+    default = api("GET", path)
+    assert len(default.json()) == 30
+    assert page_of(links(default)["next"]) == {"page": "2"}
+    first = api("GET", path, params={"per_page": 100})
+    base = f"{fake.url}/repositories/{repo_id}/pulls/7/reviews/{rid}/comments"
+    assert first.headers["Link"] == (
+        f'<{base}?page=2&per_page=100>; rel="next", <{base}?page=2&per_page=100>; rel="last"'
+    )
+    second = api("GET", links(first)["next"])
+    got = [c["id"] for c in first.json() + second.json()]
+    assert got == started["comment_ids"] == sorted(got)
+    remaining = int(second.headers["x-ratelimit-remaining"])
+    again = api(
+        "GET", links(first)["next"], headers={"If-None-Match": second.headers["ETag"]}
+    )
+    assert (
+        again.status_code == 304
+        and int(again.headers["x-ratelimit-remaining"]) == remaining
+    )
+    fake.advance(5)
+    fake.edit_review_comment(started["comment_ids"][-1], "edited")
+    changed = api(
+        "GET", links(first)["next"], headers={"If-None-Match": second.headers["ETag"]}
+    )
+    assert changed.status_code == 200 and changed.json()[-1]["body"] == "edited"
+    assert changed.json()[-1]["updated_at"] == _ts(fake.clock)
+
+
+def test_delete_pending_review_dismiss_and_delete_comment(fake, api, pr):
+    draft = fake.start_review(
+        O, R, 7, "octocat", comments=[{"path": "gone.py", "line": 2, "body": "x"}]
+    )
+    fake.add_pending_comment(
+        draft["id"], "file-level", path="gone.py", subject_type="file"
+    )
+    assert (
+        len(api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{draft['id']}/comments").json())
+        == 2
+    )
+    fake.delete_pending_review(draft["id"])
+    assert (
+        api("GET", f"/repos/{O}/{R}/pulls/7/reviews/{draft['id']}").status_code == 404
+    )
+    assert fake.review_comment_ids(O, R, 7) == pr["comment_ids"]
+    assert len(fake.store.nodes[pr["id"]].pull.threads) == 1
+    approved = fake.add_review(O, R, 8, "carol", "APPROVED")
+    with pytest.raises(ValueError):
+        fake.delete_pending_review(approved["id"])
+    dismissed = fake.dismiss_review(approved["id"], "stale")
+    assert dismissed["state"] == "DISMISSED" and dismissed["id"] == approved["id"]
+    assert [
+        r["state"] for r in api("GET", f"/repos/{O}/{R}/pulls/8/reviews").json()
+    ] == ["DISMISSED"]
+    fake.delete_review_comment(pr["comment_ids"][1])
+    assert fake.review_comment_ids(O, R, 7) == pr["comment_ids"][:1]
+    assert (
+        api("GET", f"/repos/{O}/{R}/pulls/comments/{pr['comment_ids'][1]}").status_code
+        == 404
+    )
+
+
+def test_fail_large_pages_fails_big_pages_only_until_cleared(fake, api, pr):
+    fake.add_thread_comments(pr["id"], 120)
+    fake.fail_large_pages()
+    path = f"/repos/{O}/{R}/pulls/7/comments"
+    for per_page in ("100", "500"):
+        r = api("GET", path, params={"per_page": per_page})
+        assert r.status_code == 502 and fake.requests[-1].fault == "status"
+    assert api("GET", path, params={"per_page": 50}).status_code == 200
+    assert api("GET", path).status_code == 200, "default page size is 30"
+    assert (
+        api(
+            "GET", f"/repos/{O}/{R}/issues/7/comments", params={"per_page": 100}
+        ).status_code
+        == 200
+    )
+    assert api("GET", path, params={"per_page": 100}).status_code == 502, (
+        "until cleared"
+    )
+    fake.clear_faults()
+    assert api("GET", path, params={"per_page": 100}).status_code == 200
+    fake.fail_large_pages(path=r"/reviews$", at_least=50, status=504, times=1)
+    reviews = f"/repos/{O}/{R}/pulls/7/reviews"
+    assert api("GET", reviews, params={"per_page": 50}).status_code == 504
+    assert api("GET", reviews, params={"per_page": 50}).status_code == 200
+
+
+def test_poll_interval_header_on_every_rest_answer(fake, api, pr):
+    r = api("GET", f"/repos/{O}/{R}/pulls/7/comments")
+    assert "X-Poll-Interval" not in r.headers
+    fake.poll_interval = 60
+    ok = api("GET", f"/repos/{O}/{R}/pulls/7/comments")
+    assert ok.headers["X-Poll-Interval"] == "60"
+    cached = api(
+        "GET",
+        f"/repos/{O}/{R}/pulls/7/comments",
+        headers={"If-None-Match": ok.headers["ETag"]},
+    )
+    assert cached.status_code == 304 and cached.headers["X-Poll-Interval"] == "60"
+    assert api("GET", f"/repos/{O}/nope").headers["X-Poll-Interval"] == "60"
+    fake.reset()
+    fake.add_token(TOKEN)
+    assert fake.poll_interval is None
+    assert "X-Poll-Interval" not in api("GET", "/rate_limit").headers
+
+
+def test_integration_token_gets_403_on_get_user_only(fake, api, pr):
+    fake.add_token("ghs_installation", login="github-actions[bot]", integration=True)
+    r = api("GET", "/user", token="ghs_installation")
+    assert r.status_code == 403
+    assert r.json() == {
+        "message": "Resource not accessible by integration",
+        "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user",
+        "status": "403",
+    }
+    assert int(r.headers["x-ratelimit-remaining"]) == 4999
+    assert (
+        api(
+            "GET", f"/repos/{O}/{R}/pulls/7/reviews", token="ghs_installation"
+        ).status_code
+        == 200
+    )
+    me = api("GET", "/user")
+    assert me.status_code == 200 and me.json()["login"] == "octocat"
+
+
+def test_graphql_review_threads_hide_others_pending_comments(fake, graphql, pr, drafts):
+    query = THREADS.replace(
+        "replyTo { fullDatabaseId }", "replyTo { fullDatabaseId } state"
+    )
+
+    def threads(token):
+        body = graphql(query, token=token, owner=O, name=R, number=7).json()
+        return body["data"]["repository"]["pullRequest"]["reviewThreads"]
+
+    cids = [str(c) for c in drafts["pending"]["comment_ids"]]
+    other = threads(OTHER)
+    assert other["totalCount"] == 1, "a thread of only pending comments is absent"
+    (thread,) = other["nodes"]
+    assert [n["fullDatabaseId"] for n in thread["comments"]["nodes"]] == [
+        str(i) for i in pr["comment_ids"]
+    ]
+    assert thread["comments"]["totalCount"] == 2
+    mine = threads(TOKEN)
+    assert mine["totalCount"] == 2
+    states = {
+        n["fullDatabaseId"]: n["state"]
+        for t in mine["nodes"]
+        for n in t["comments"]["nodes"]
+    }
+    assert [states[c] for c in cids] == ["PENDING", "PENDING"]
+    assert states[str(pr["comment_ids"][0])] == "SUBMITTED"
+    hidden_thread = fake.store.review_comments[
+        drafts["pending"]["comment_ids"][0]
+    ].thread
+    node = graphql(THREAD_COMMENTS, token=OTHER, id=hidden_thread.node_id).json()
+    assert node["data"] == {"node": None} and node["errors"][0]["type"] == "NOT_FOUND"
+    published = """query($id: ID!) { node(id: $id) { ... on PullRequestReviewThread {
+        comments(first: 10) { nodes { state createdAt publishedAt } } } } }"""
+    draft = graphql(published, id=hidden_thread.node_id).json()["data"]["node"]
+    assert draft["comments"]["nodes"] == [
+        {"state": "PENDING", "createdAt": _ts(drafts["started"]), "publishedAt": None}
+    ]
+    fake.advance(600)
+    fake.submit_review(drafts["pending"]["id"])
+    assert threads(OTHER)["totalCount"] == 2
+    node = graphql(published, token=OTHER, id=hidden_thread.node_id).json()["data"][
+        "node"
+    ]
+    assert node["comments"]["nodes"] == [
+        {
+            "state": "SUBMITTED",
+            "createdAt": _ts(drafts["started"]),
+            "publishedAt": _ts(fake.clock),
+        }
     ]

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from . import normalize
-from .errors import NotFoundError, ServerError, StateError, UsageError
+from .errors import StateError, UsageError
 from .filters import AuthorFilter, whoami
 from .scan import ScanResult
 from .state import SCHEMA_VERSION, StateStore
@@ -167,23 +166,6 @@ class Round:
                     "warnings": self.warnings})
         return doc
 
-    def _one_comment(self, comment_id: int) -> Dict[str, Any]:
-        what = f"comment {comment_id} in {self.repository}"
-        try:
-            raw, _ = self.client.get_json(
-                f"repos/{self.owner}/{self.repo}/issues/comments/{comment_id}", what=what)
-        except NotFoundError as exc:
-            raise NotFoundError(f"comment {comment_id} not found in {self.repository} "
-                                f"(deleted, or not an issue comment): {exc.message}",
-                                status=exc.status)
-        if not isinstance(raw, dict) or not isinstance(raw.get("id"), int):
-            raise ServerError(f"{what}: unexpected response")
-        m = re.search(r"/issues/(\d+)$", str(raw.get("issue_url") or ""))
-        if m and int(m.group(1)) != self.number:
-            raise NotFoundError(f"comment {comment_id} belongs to #{m.group(1)} of "
-                                f"{self.repository}, not #{self.number}", status=None)
-        return raw
-
     # -- the check (check_issue_updates.py), with or without --wait ---------------------------
     def check(self, limit: int, after_comment_id: Optional[int] = None,
               wait: Optional[Any] = None) -> Dict[str, Any]:
@@ -301,7 +283,7 @@ class Monitor(Round):
         if selector != "comment_id":
             self.resolve_me()
         if selector == "comment_id":
-            raws = [self._one_comment(int(value or 0))]
+            raws = [self.conversation.one_comment(int(value or 0))]
         elif selector == "since_comment_id":
             result = conv.scan_after(int(value or 0), limit, hint, sharpen=update_state)
         elif selector == "last_n":
@@ -609,7 +591,7 @@ class PullRequestRound(Round):
         truncated = state_updated = False
         counts: Dict[str, Any] = {}
         if selector == "comment_id":  # reads by id ignore the author filters
-            comments = [normalize.issue_comment(self._one_comment(int(value or 0)),
+            comments = [normalize.issue_comment(self.conversation.one_comment(int(value or 0)),
                                                 o.max_body_chars, o.reveal_hidden)]
         elif selector == "review_comment_id":
             inline = [normalize.review_comment(self.reviews.one_comment(int(value or 0)),

@@ -32,6 +32,7 @@ of the token's owner (its submission changes that window in place).
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -94,20 +95,52 @@ def cursor_part(cp: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
             "last_comment_created_at": cp.get("last_comment_created_at")}
 
 
-class ConversationStream:
-    """An issue's (or a PR's) conversation comments after an id cursor. `keep`: the author
-    filters, on raw comments (`--limit` counts only what they keep)."""
+def get_item(client: Any, path: str, what: str, missing: str) -> Dict[str, Any]:
+    """One object by id (a comment, a review): 404 becomes exit 4 saying `missing`."""
+    try:
+        raw, _ = client.get_json(path, what=what)
+    except NotFoundError as exc:
+        raise NotFoundError(f"{missing}: {exc.message}", status=exc.status)
+    if not isinstance(raw, dict) or not isinstance(raw.get("id"), int):
+        raise ServerError(f"{what}: unexpected response")
+    return raw
 
-    kind = "conversation"
+
+class Stream:
+    """What every stream has: where it reads, its --max-pages, the round's warnings, the
+    author filters as a test on raw items (`--limit` counts only what they keep), and the
+    pages it read."""
+
+    kind = ""
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
                  warnings: List[str], keep: Optional[Keep] = None) -> None:
         self.client = client
-        self.keep = keep
         self.owner, self.repo, self.number = owner, repo, number
         self.max_pages = max_pages
         self.warnings = warnings
+        self.keep = keep
         self.pages = 0
+        self.label = f"{owner}/{repo}#{number}"
+
+
+class ConversationStream(Stream):
+    """An issue's (or a PR's) conversation comments after an id cursor."""
+
+    kind = "conversation"
+
+    def one_comment(self, comment_id: int) -> Dict[str, Any]:
+        """Exactly that comment (one request); one of another issue is exit 4 naming it."""
+        repository = f"{self.owner}/{self.repo}"
+        raw = get_item(self.client, f"repos/{repository}/issues/comments/{comment_id}",
+                       f"comment {comment_id} in {repository}",
+                       f"comment {comment_id} not found in {repository} (deleted, or not an "
+                       "issue comment)")
+        m = re.search(r"/issues/(\d+)$", str(raw.get("issue_url") or ""))
+        if m and int(m.group(1)) != self.number:
+            raise NotFoundError(f"comment {comment_id} belongs to #{m.group(1)} of "
+                                f"{repository}, not #{self.number}", status=None)
+        return raw
 
     def comment_list(self) -> CommentList:
         """A fresh list reader (its own page budget: every read of a wait gets --max-pages)."""
@@ -288,22 +321,14 @@ class ReviewListing:
     probes: List[Dict[str, Any]]
 
 
-class ReviewStream:
-    """A PR's submitted reviews, each with its inline comments, after a review cursor.
-    `keep`: the author filters, on raw reviews (`--limit` counts only what they keep)."""
+class ReviewStream(Stream):
+    """A PR's submitted reviews, each with its inline comments, after a review cursor."""
 
     kind = "reviews"
 
-    def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
-                 warnings: List[str], keep: Optional[Keep] = None) -> None:
-        self.client = client
-        self.keep = keep
-        self.owner, self.repo, self.number = owner, repo, number
-        self.max_pages = max_pages
-        self.warnings = warnings
-        self.pages = 0
-        self.base = f"repos/{owner}/{repo}/pulls/{number}"
-        self.label = f"{owner}/{repo}#{number}"
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.base = f"repos/{self.owner}/{self.repo}/pulls/{self.number}"
 
     # -- the review list ---------------------------------------------------------------------
     def _list(self) -> CommentList:
@@ -447,15 +472,10 @@ class ReviewStream:
 
     # -- reads by id ---------------------------------------------------------------------------
     def one_review(self, review_id: int) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
-        what = f"review {review_id} of {self.label}"
-        try:
-            raw, _ = self.client.get_json(f"{self.base}/reviews/{review_id}", what=what)
-        except NotFoundError as exc:
-            raise NotFoundError(f"review {review_id} not found on {self.label} (another pull "
-                                f"request's, or not submitted): {exc.message}",
-                                status=exc.status)
-        if not isinstance(raw, dict) or not isinstance(raw.get("id"), int):
-            raise ServerError(f"{what}: unexpected response")
+        raw = get_item(self.client, f"{self.base}/reviews/{review_id}",
+                       f"review {review_id} of {self.label}",
+                       f"review {review_id} not found on {self.label} (another pull "
+                       "request's, or not submitted)")
         if not is_submitted(raw):
             raise NotFoundError(f"review {review_id} on {self.label} is pending (not "
                                 "submitted): it has no feedback to read yet", status=None)
@@ -463,15 +483,10 @@ class ReviewStream:
         return raw, comments
 
     def one_comment(self, comment_id: int) -> Dict[str, Any]:
-        what = f"review comment {comment_id} in {self.owner}/{self.repo}"
-        try:
-            raw, _ = self.client.get_json(
-                f"repos/{self.owner}/{self.repo}/pulls/comments/{comment_id}", what=what)
-        except NotFoundError as exc:
-            raise NotFoundError(f"review comment {comment_id} not found in "
-                                f"{self.owner}/{self.repo}: {exc.message}", status=exc.status)
-        if not isinstance(raw, dict) or not isinstance(raw.get("id"), int):
-            raise ServerError(f"{what}: unexpected response")
+        repository = f"{self.owner}/{self.repo}"
+        raw = get_item(self.client, f"repos/{repository}/pulls/comments/{comment_id}",
+                       f"review comment {comment_id} in {repository}",
+                       f"review comment {comment_id} not found in {repository}")
         number = normalize.pull_number(raw.get("pull_request_url"))
         if number is not None and number != self.number:
             raise NotFoundError(f"review comment {comment_id} belongs to pull request "

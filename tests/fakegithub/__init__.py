@@ -17,9 +17,14 @@ is never friendlier than GitHub::
 
 API: lifecycle ``start stop reset url port``; data ``add_token add_repo add_issue
 add_comment add_comments edit_comment delete_comment comment_ids get_comment add_pull
-add_review add_review_thread add_thread_comments``; time ``clock`` (settable) and
-``advance``; behaviour ``inject inject_graphql_error secondary_rate_limit rate_limit
-on_request clear_hooks clear_faults``; inspection ``requests clear_log hook_errors store``.
+add_review add_review_thread add_thread_comments``; review life cycle ``start_review
+add_pending_comment submit_review delete_pending_review reply_to_review_comment
+edit_review_comment delete_review_comment dismiss_review review_ids review_comment_ids
+get_review``; time ``clock`` (settable) and ``advance``; behaviour ``inject
+inject_graphql_error secondary_rate_limit rate_limit fail_large_pages on_request
+clear_hooks clear_faults`` and the attributes ``review_order`` ("id" or "submitted") and
+``poll_interval`` (None or seconds: ``X-Poll-Interval`` on every REST answer);
+inspection ``requests clear_log hook_errors store``.
 
 What it does as GitHub does (see the tests for each):
 
@@ -37,6 +42,10 @@ What it does as GitHub does (see the tests for each):
   no rate limit. Rate limits per token (5000/h) and per client address unauthenticated
   (60/h), on the wall clock; ``/rate_limit`` is free; a spent limit is 403 (or 429).
 - Comment ids start above 2**32, review and review-comment ids above 2**31.
+- A PENDING review (``start_review``) and its comments get ids and ``created_at`` when
+  started and are seen only by its author's token (REST lists, single reads — 404 for
+  others — and GraphQL ``reviewThreads``) until ``submit_review``. ``add_token(...,
+  integration=True)``: ``GET /user`` is 403 "Resource not accessible by integration".
 - Bots: REST login ``name[bot]``, type ``Bot``; GraphQL login without ``[bot]``,
   ``__typename`` ``Bot``.
 - ``clock`` does not move by itself; content without a time gets ``clock``.

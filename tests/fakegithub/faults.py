@@ -141,11 +141,29 @@ class Fault:
     body: object
     delay: float
     mode: str | None
+    min_per_page: int | None = (
+        None  # only lists asked with per_page >= this (fail_large_pages)
+    )
 
-    def matches(self, method: str, path: str) -> bool:
+    def matches(self, method: str, path: str, query: dict | None = None) -> bool:
         if self.method not in (None, "*") and self.method.upper() != method.upper():
             return False
-        return self.path.search(path) is not None
+        if self.path.search(path) is None:
+            return False
+        if self.min_per_page is not None:
+            return (
+                effective_per_page((query or {}).get("per_page")) >= self.min_per_page
+            )
+        return True
+
+
+def effective_per_page(raw: str | None) -> int:
+    """The page size GitHub serves for ``per_page``: 30 by default, at most 100."""
+    try:
+        n = int(raw) if raw is not None else 30
+    except ValueError:
+        return 30
+    return min(100, n) if n >= 1 else 30
 
 
 @dataclass

@@ -199,8 +199,9 @@ class GPullRequest:
         return GRepository(self.p.repo, self.ctx)
 
     def reviewThreads(self, _info, first=None, after=None, last=None, before=None):
+        # a thread whose comments are all in others' pending reviews is absent
         return connection(
-            self.p.threads,
+            [t for t in self.p.threads if self.ctx.sees(t)],
             lambda t: t.seq,
             lambda t: GThread(t, self.ctx),
             first=first,
@@ -250,7 +251,7 @@ class GThread:
         self, _info, first=None, after=None, last=None, before=None, skip=None
     ):
         return connection(
-            self.t.comments,
+            [c for c in self.t.comments if self.ctx.sees(c)],
             lambda c: c.id,
             lambda c: GComment(c, self.ctx),
             first=first,
@@ -275,7 +276,13 @@ class GComment:
         self.body = c.body
         self.bodyText = c.body
         self.createdAt = c.created_at
-        self.publishedAt = c.created_at
+        # a draft is not published; a drafted comment is published with its review (assumed)
+        rv = c.review
+        self.publishedAt = (
+            None
+            if rv.state == "PENDING"
+            else max(c.created_at, rv.submitted_at or c.created_at)
+        )
         self.updatedAt = c.updated_at
         self.lastEditedAt = c.updated_at if c.updated_at != c.created_at else None
         self.authorAssociation = c.association
@@ -290,7 +297,7 @@ class GComment:
         self.diffHunk = c.diff_hunk
         self.isMinimized = False
         self.minimizedReason = None
-        self.state = "SUBMITTED"
+        self.state = "PENDING" if c.review.state == "PENDING" else "SUBMITTED"
         self.subjectType = t.subject_type
         self.viewerDidAuthor = ctx.viewer is not None and ctx.viewer is c.user
         self.url = f"{ctx.html}/{t.pull.repo.full_name}/pull/{t.pull.number}#discussion_r{c.id}"
@@ -366,6 +373,8 @@ class Root:
 
     def node(self, _info, id):
         obj = self.ctx.store.nodes.get(id)
+        if obj is not None and not self.ctx.sees(obj):
+            obj = None
         wrapped = wrap_node(obj, self.ctx) if obj is not None else None
         if wrapped is None:
             raise GitHubGraphQLError(
@@ -377,6 +386,8 @@ class Root:
         out = []
         for i, node_id in enumerate(ids):
             obj = self.ctx.store.nodes.get(node_id)
+            if obj is not None and not self.ctx.sees(obj):
+                obj = None
             wrapped = wrap_node(obj, self.ctx) if obj is not None else None
             if wrapped is None:
                 self.ctx.extra_errors.append(
@@ -409,6 +420,11 @@ class Context:
     def __init__(self, store, html: str, viewer: model.User | None, bucket):
         self.store, self.html, self.viewer, self.bucket = store, html, viewer, bucket
         self.extra_errors: list = []
+
+    def sees(self, item) -> bool:
+        """Pending reviews, their comments and threads of only such comments are the
+        author's alone (GitHub shows drafts to no one else)."""
+        return model.visible_to(item, self.viewer.login if self.viewer else None)
 
 
 # --------------------------------------------------------------------------- execution

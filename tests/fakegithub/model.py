@@ -176,6 +176,29 @@ class Review:
     association: str
     submitted_at: dt.datetime | None
     commit_id: str
+    created_at: dt.datetime | None = None  # when it was started (drafting time)
+    dismissal_message: str | None = None
+
+    def visible_to(self, login: str | None) -> bool:
+        """A PENDING review is seen only by its author (GitHub shows drafts to no one else)."""
+        if self.state != "PENDING":
+            return True
+        return login is not None and self.user.login.lower() == login.lower()
+
+
+def visible_to(item, login: str | None) -> bool:
+    """Whether a Review, ReviewComment or Thread is visible to the token of ``login``.
+
+    A review comment is as visible as its review; a thread is visible when any of its
+    comments is (a thread whose comments are all in others' pending reviews is absent).
+    """
+    if isinstance(item, Review):
+        return item.visible_to(login)
+    if isinstance(item, ReviewComment):
+        return item.review.visible_to(login)
+    if isinstance(item, Thread):
+        return any(c.review.visible_to(login) for c in item.comments)
+    return True
 
 
 @dataclass(eq=False)
@@ -435,6 +458,7 @@ class Store:
             association=association,
             submitted_at=None if state == "PENDING" else submitted_at,
             commit_id=pull.head_sha,
+            created_at=submitted_at,
         )
         pull.reviews.append(review)
         self.reviews[rid] = review
@@ -526,3 +550,24 @@ class Store:
         self.review_comments[cid] = comment
         self.nodes[comment.node_id] = comment
         return comment
+
+    def delete_review_comment(self, comment_id: int) -> ReviewComment:
+        """Drop one review comment (its thread goes too once it has no comment left)."""
+        comment = self.review_comments.pop(int(comment_id))
+        thread, pull = comment.thread, comment.thread.pull
+        thread.comments.remove(comment)
+        pull.review_comments.remove(comment)
+        self.nodes.pop(comment.node_id, None)
+        if not thread.comments:
+            pull.threads.remove(thread)
+            self.nodes.pop(thread.node_id, None)
+        return comment
+
+    def delete_review(self, review_id: int) -> None:
+        """Drop a review and every comment in it."""
+        review = self.reviews.pop(int(review_id))
+        pull = review.pull
+        for c in [c for c in pull.review_comments if c.review is review]:
+            self.delete_review_comment(c.id)
+        pull.reviews.remove(review)
+        self.nodes.pop(review.node_id, None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
 from . import shapes
-from .model import Repo, parse_iso8601
+from .model import Repo, parse_iso8601, visible_to
 
 DOCS = "https://docs.github.com/rest"
 MAX_BODY_CHARS = 65536
@@ -159,6 +159,12 @@ DOC_REVIEW_COMMENT = "https://docs.github.com/rest/pulls/comments#get-a-review-c
 DOC_REVIEWS = (
     "https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request"
 )
+DOC_REVIEW = (
+    "https://docs.github.com/rest/pulls/reviews#get-a-review-for-a-pull-request"
+)
+DOC_REVIEW_REVIEW_COMMENTS = (
+    "https://docs.github.com/rest/pulls/reviews#list-comments-for-a-pull-request-review"
+)
 DOC_USER = "https://docs.github.com/rest/users/users#get-the-authenticated-user"
 
 
@@ -194,6 +200,9 @@ def get_root(req: Req, g) -> Resp:
 def get_user(req: Req, g) -> Resp:
     if req.token is None:
         return requires_auth(DOC_USER)
+    if req.fake.is_integration_token(req.token):
+        # an installation token (GITHUB_TOKEN in Actions, a GitHub App's) is no user
+        return error(403, "Resource not accessible by integration", DOC_USER)
     u = req.store.user(req.login)
     data = shapes.user(req.view, u)
     data.update(
@@ -421,7 +430,8 @@ def list_review_comments(req: Req, g) -> Resp:
     pull = _pull(req, g, DOC_REVIEW_COMMENTS)
     if pull is None:
         return not_found(DOC_REVIEW_COMMENTS)
-    items = since_filter(req, pull.review_comments, DOC_REVIEW_COMMENTS)
+    visible = [c for c in pull.review_comments if visible_to(c, req.login)]
+    items = since_filter(req, visible, DOC_REVIEW_COMMENTS)
     if isinstance(items, Resp):
         return items
     chunk, headers = paginate(
@@ -438,23 +448,72 @@ def list_review_comments(req: Req, g) -> Resp:
 def get_review_comment(req: Req, g) -> Resp:
     repo = visible_repo(req, g, DOC_REVIEW_COMMENT)
     c = repo and req.store.review_comments.get(int(g["comment_id"]))
-    if not c or c.thread.pull.repo is not repo:
+    if not c or c.thread.pull.repo is not repo or not visible_to(c, req.login):
         return not_found(DOC_REVIEW_COMMENT)
     return Resp(200, shapes.review_comment(req.view, c), etag=True)
+
+
+def ordered_reviews(req: Req, pull) -> list:
+    """The reviews the token sees, in the order ``fake.review_order`` says.
+
+    GitHub documents only "chronological order". "id": ascending id (the token's own
+    PENDING review among them by id); "submitted": submitted reviews by (submitted_at,
+    id), the token's own PENDING review last.
+    """
+    items = [r for r in pull.reviews if visible_to(r, req.login)]
+    if getattr(req.fake, "review_order", "id") == "submitted":
+        done = sorted(
+            (r for r in items if r.submitted_at is not None),
+            key=lambda r: (r.submitted_at, r.id),
+        )
+        return done + [r for r in items if r.submitted_at is None]
+    return sorted(items, key=lambda r: r.id)
 
 
 def list_reviews(req: Req, g) -> Resp:
     pull = _pull(req, g, DOC_REVIEWS)
     if pull is None:
         return not_found(DOC_REVIEWS)
-    login = (req.login or "").lower()
-    items = [
-        r for r in pull.reviews if r.state != "PENDING" or r.user.login.lower() == login
-    ]
     chunk, headers = paginate(
-        req, items, f"/repositories/{pull.repo.id}/pulls/{pull.number}/reviews"
+        req,
+        ordered_reviews(req, pull),
+        f"/repositories/{pull.repo.id}/pulls/{pull.number}/reviews",
     )
     return Resp(200, [shapes.review(req.view, r) for r in chunk], headers, etag=True)
+
+
+def _review(req: Req, g, doc: str):
+    """The review ``review_id`` of this pull request, if the token may see it."""
+    pull = _pull(req, g, doc)
+    review = pull and req.store.reviews.get(int(g["review_id"]))
+    if not review or review.pull is not pull or not visible_to(review, req.login):
+        return None
+    return review
+
+
+def get_review(req: Req, g) -> Resp:
+    review = _review(req, g, DOC_REVIEW)
+    if review is None:
+        return not_found(DOC_REVIEW)
+    return Resp(200, shapes.review(req.view, review), etag=True)
+
+
+def list_review_review_comments(req: Req, g) -> Resp:
+    """``GET /pulls/N/reviews/ID/comments``: the review's comments, ascending id, in
+    GitHub's ``review-comment`` shape (the same fields as ``pull-request-review-comment``)."""
+    review = _review(req, g, DOC_REVIEW_REVIEW_COMMENTS)
+    if review is None:
+        return not_found(DOC_REVIEW_REVIEW_COMMENTS)
+    pull = review.pull
+    items = [c for c in pull.review_comments if c.review is review]
+    chunk, headers = paginate(
+        req,
+        items,
+        f"/repositories/{pull.repo.id}/pulls/{pull.number}/reviews/{review.id}/comments",
+    )
+    return Resp(
+        200, [shapes.review_comment(req.view, c) for c in chunk], headers, etag=True
+    )
 
 
 REPO = r"^/(?:repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)|repositories/(?P<repo_id>\d+))"
@@ -484,6 +543,16 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
         ("GET", REPO + r"/pulls/(?P<number>\d+)/comments$", list_review_comments),
         ("GET", REPO + r"/pulls/comments/(?P<comment_id>\d+)$", get_review_comment),
         ("GET", REPO + r"/pulls/(?P<number>\d+)/reviews$", list_reviews),
+        (
+            "GET",
+            REPO + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)$",
+            get_review,
+        ),
+        (
+            "GET",
+            REPO + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)/comments$",
+            list_review_review_comments,
+        ),
     ]
 ]
 

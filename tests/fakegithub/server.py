@@ -64,6 +64,11 @@ class FakeGitHub:
     def _reset_state(self) -> None:
         self.store = Store()
         self._tokens: dict[str, str] = {}
+        self._integration_tokens: set[str] = set()
+        self.review_order = "id"  # or "submitted": see list_reviews in rest.py
+        self.poll_interval: int | None = (
+            None  # when set: X-Poll-Interval on every REST answer
+        )
         self._log: list[LogEntry] = []
         self._faults: list[Fault] = []
         self._gql_faults: list[GraphQLFault] = []
@@ -137,10 +142,22 @@ class FakeGitHub:
 
     # ------------------------------------------------------------------ tokens, rate limits
 
-    def add_token(self, token: str, login: str = "octocat") -> None:
+    def add_token(
+        self, token: str, login: str = "octocat", integration: bool = False
+    ) -> None:
+        """A token for ``login``. ``integration``: an installation token (GitHub Actions'
+        GITHUB_TOKEN, a GitHub App's): ``GET /user`` answers 403 "Resource not accessible by
+        integration"; every other route works as for any token."""
         with self._lock:
             self._tokens[token] = login
+            if integration:
+                self._integration_tokens.add(token)
+            else:
+                self._integration_tokens.discard(token)
             self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
+
+    def is_integration_token(self, token: str | None) -> bool:
+        return token is not None and token in self._integration_tokens
 
     def rate_limit(
         self,
@@ -472,6 +489,209 @@ class FakeGitHub:
                 self._clock = utc(first + count * step)
             return ids
 
+    # pending reviews and review life cycle -----------------------------------
+
+    def _review_or_raise(self, review_id):
+        review = self.store.reviews.get(int(review_id))
+        if review is None:
+            raise KeyError(f"no review {review_id}")
+        return review
+
+    def _pending_or_raise(self, review_id):
+        review = self._review_or_raise(review_id)
+        if review.state != "PENDING":
+            raise ValueError(f"review {review_id} is {review.state}, not PENDING")
+        return review
+
+    def _draft_comment(
+        self,
+        review,
+        body: str,
+        path: str | None = None,
+        line: int | None = None,
+        in_reply_to: int | None = None,
+        start_line: int | None = None,
+        subject_type: str | None = None,
+        created_at=None,
+    ):
+        """One comment of ``review`` (a new thread, or a reply joining a thread), dated now."""
+        when = utc(created_at) if created_at is not None else self._clock
+        if in_reply_to is not None:
+            target = self.store.review_comments.get(int(in_reply_to))
+            if target is None or target.thread.pull is not review.pull:
+                raise KeyError(
+                    f"no review comment {in_reply_to} on {review.pull.repo.full_name}"
+                    f"#{review.pull.number}"
+                )
+            thread = target.thread
+        else:
+            if path is None:
+                raise ValueError("a new thread needs a path (or pass in_reply_to)")
+            if subject_type not in (None, "line", "file", "LINE", "FILE"):
+                raise ValueError("subject_type must be 'line' or 'file'")
+            kind = subject_type.upper() if subject_type else None
+            if kind is None:
+                kind = "FILE" if line is None else "LINE"
+            thread = self.store.add_thread(
+                review.pull,
+                path,
+                None if kind == "FILE" else line,
+                None if kind == "FILE" else start_line,
+                False,
+                False,
+                True,
+                kind,
+            )
+        return self.store.add_review_comment(
+            thread, review.user, body, review.association, when, review
+        )
+
+    def start_review(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        user: str,
+        body: str = "",
+        user_type: str = "User",
+        association: str = "MEMBER",
+        comments: list | None = None,
+    ) -> dict:
+        """A PENDING review started now, with its draft comments (ids and created_at now).
+
+        Each comment: a new thread ``{"path", "line", "body"}`` (optional ``start_line``,
+        ``subject_type`` "line"/"file", ``created_at``) or a reply ``{"in_reply_to": id,
+        "body"}`` (joins that comment's thread; ``in_reply_to_id`` is the thread's root).
+        Invisible to every token but its author's until ``submit_review``.
+        """
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            review = self.store.add_review(
+                pull,
+                self.store.user(user, user_type),
+                "PENDING",
+                body,
+                association,
+                self._clock,
+            )
+            ids = [self._draft_comment(review, **c).id for c in comments or []]
+            return {"id": review.id, "node_id": review.node_id, "comment_ids": ids}
+
+    def add_pending_comment(
+        self,
+        review_id: int,
+        body: str,
+        path: str | None = None,
+        line: int | None = None,
+        in_reply_to: int | None = None,
+        start_line: int | None = None,
+        subject_type: str | None = None,
+    ) -> dict:
+        """One more draft comment in a PENDING review (its id and created_at are now's)."""
+        with self._lock:
+            review = self._pending_or_raise(review_id)
+            c = self._draft_comment(
+                review, body, path, line, in_reply_to, start_line, subject_type
+            )
+            return {"id": c.id, "node_id": c.node_id}
+
+    def submit_review(
+        self,
+        review_id: int,
+        state: str = "COMMENTED",
+        body: str | None = None,
+        submitted_at=None,
+    ) -> dict:
+        """PENDING -> ``state`` (COMMENTED, APPROVED, CHANGES_REQUESTED), submitted now.
+
+        From now on the review and its comments are visible to everyone; the comments keep
+        the ids and ``created_at``/``updated_at`` they got when drafted.
+        """
+        if state not in ("COMMENTED", "APPROVED", "CHANGES_REQUESTED"):
+            raise ValueError("state must be COMMENTED, APPROVED or CHANGES_REQUESTED")
+        with self._lock:
+            review = self._pending_or_raise(review_id)
+            review.state = state
+            review.submitted_at = (
+                utc(submitted_at) if submitted_at is not None else self._clock
+            )
+            if body is not None:
+                review.body = body
+            return shapes.review(self._view(), review)
+
+    def delete_pending_review(self, review_id: int) -> None:
+        """Drop a PENDING review and its draft comments (GitHub allows only pending ones)."""
+        with self._lock:
+            self._pending_or_raise(review_id)
+            self.store.delete_review(int(review_id))
+
+    def reply_to_review_comment(
+        self,
+        comment_id: int,
+        user: str,
+        body: str,
+        user_type: str = "User",
+        association: str = "MEMBER",
+    ) -> dict:
+        """A reply posted outside a pending review: its own bodiless COMMENTED review,
+        submitted now, holding just this comment (``in_reply_to_id``: the thread's root)."""
+        with self._lock:
+            target = self.store.review_comments[int(comment_id)]
+            review = self.store.add_review(
+                target.thread.pull,
+                self.store.user(user, user_type),
+                "COMMENTED",
+                "",
+                association,
+                self._clock,
+            )
+            c = self._draft_comment(review, body, in_reply_to=target.id)
+            return {"id": c.id, "node_id": c.node_id, "review_id": review.id}
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        """Delete one review comment (its review stays; an emptied thread goes)."""
+        with self._lock:
+            self.store.delete_review_comment(int(comment_id))
+
+    def dismiss_review(self, review_id: int, message: str = "") -> dict:
+        """A submitted APPROVED or CHANGES_REQUESTED review becomes DISMISSED, in place."""
+        with self._lock:
+            review = self._review_or_raise(review_id)
+            if review.state not in ("APPROVED", "CHANGES_REQUESTED"):
+                # GitHub: 422 "Can not dismiss a commented/pending pull request review"
+                raise ValueError(f"a {review.state} review cannot be dismissed")
+            review.state = "DISMISSED"
+            review.dismissal_message = message
+            return shapes.review(self._view(), review)
+
+    def edit_review_comment(self, comment_id: int, body: str) -> dict:
+        with self._lock:
+            comment = self.store.review_comments[int(comment_id)]
+            self._edit(comment, body)
+            return shapes.review_comment(self._view(), comment)
+
+    def review_ids(
+        self, owner: str, name: str, number: int, include_pending: bool = False
+    ) -> list[int]:
+        """Ids of the PR's reviews, ascending (submitted ones; pending ones too if asked)."""
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            return sorted(
+                r.id for r in pull.reviews if include_pending or r.state != "PENDING"
+            )
+
+    def review_comment_ids(self, owner: str, name: str, number: int) -> list[int]:
+        """Ids of the PR's review comments visible to everyone (not in a pending review)."""
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            return sorted(
+                c.id for c in pull.review_comments if c.review.state != "PENDING"
+            )
+
+    def get_review(self, review_id: int) -> dict:
+        with self._lock:
+            return shapes.review(self._view(), self._review_or_raise(review_id))
+
     # ------------------------------------------------------------------ log, hooks, faults
 
     @property
@@ -553,6 +773,21 @@ class FakeGitHub:
             headers=headers,
             body=body,
         )
+
+    def fail_large_pages(
+        self,
+        path: str = r"/pulls/\d+/comments$",
+        at_least: int = 100,
+        status: int = 502,
+        times: int | None = None,
+    ) -> Fault:
+        """A GET on a list path matching ``path`` whose ``per_page`` (clamped to 100, as
+        GitHub does) is ``at_least`` or more answers ``status`` (``times=None``: until
+        ``clear_faults()``). GitHub has answered 5xx at per_page=100 on a PR's review
+        comments where 50 worked (chaoss/grimoirelab-perceval#755)."""
+        fault = self.inject("GET", path, times=times, status=status)
+        fault.min_per_page = int(at_least)
+        return fault
 
     def clear_faults(self) -> None:
         with self._lock:
@@ -655,6 +890,8 @@ class FakeGitHub:
             prefix, path = "/api/v3", path[len("/api/v3") :] or "/"
         elif path == "/api/graphql":
             prefix, path = "/api", "/graphql"
+        if path != "/graphql" and self.poll_interval is not None:
+            base["x-poll-interval"] = str(int(self.poll_interval))
         media_match = MEDIA.search(headers.get("accept", ""))
         media = (media_match.group(1) or "raw") if media_match else "raw"
         view = shapes.View(api=origin + prefix, html=self.html_base, media=media)
@@ -933,7 +1170,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         )
         fake._log_entry(entry)
 
-        fault = fake._take(fake._faults, lambda f: f.matches(self.command, path))
+        fault = fake._take(
+            fake._faults, lambda f: f.matches(self.command, path, entry.query)
+        )
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
         if fault is not None and fault.mode in ("close",):

@@ -377,7 +377,10 @@ def pull_full(view: View, p: Pull) -> dict:
             else "clean",
             "merged_by": user(view, p.repo.owner) if p.merged else None,
             "comments": len(p.issue.comments),
-            "review_comments": len(p.review_comments),
+            # drafts in pending reviews are not counted (whoever asks)
+            "review_comments": sum(
+                1 for c in p.review_comments if c.review.state != "PENDING"
+            ),
             "maintainer_can_modify": False,
             "commits": 1,
             "additions": 10,
