@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """`make bench`: the bundle against the tools a user would otherwise pick, on the fake GitHub.
 
-    .venv/bin/python tests/bench.py                      # everything, 2.5 to 3 minutes
-    .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff
+    .venv/bin/python tests/bench.py                      # everything: 2.5 to 3 minutes, plus
+                                                         # about 2.5 for parts 4 and 5
+    .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
 
-Three parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
+Five parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
 
 1. Following one issue of 100, 1,000 and 10,000 comments: first look, no-change poll, poll
    after 5 new comments, catch-up after 250, one comment by id. Columns: this bundle (the real
@@ -16,6 +17,15 @@ Three parts, all against tests/fakegithub started in this process on 127.0.0.1 (
 3. The hand-off (seed 003): a three-cycle review on issues with 10, 1,000 and 3,000 prior
    comments; per read, the full conversation (`--all`) against `handoff.fetch` (`--comment-id`)
    and `--since-comment-id`.
+4. A pull request's rounds (CONTRACT section 12) on a PR with 2,500 conversation comments, 300
+   reviews and 1,000 inline comments: first look, no-change poll, a new review with 5 inline
+   comments, 3 replies in threads. `check_issue_updates.py --pr` + confirm against a
+   `get_pr_comments.py --format json` snapshot and `gh api --paginate` over the three lists,
+   every round. Counted from the fake's request log.
+5. Waiting (section 13): `--wait 600` on 2,500 comments with the reply at minute 7 against a
+   `sleep 60` + `gh api --paginate` loop (simulated, sleeps scaled), with peak RSS; and the peak
+   RSS of an idle wait of 10 polls against the most the contract allows (721). Wait durations
+   are shrunk with the test-only GH_MONITOR_TEST_TIME_SCALE.
 
 The Markdown goes to stdout and to bench-results.md at the repository root. Not collected by
 pytest (no test_ functions); tests/test_bench_smoke.py runs the measurement functions small.
@@ -24,6 +34,7 @@ pytest (no test_ functions); tests/test_bench_smoke.py runs the measurement func
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import platform
@@ -33,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -298,13 +310,17 @@ class Harness:
         return self.script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", issue,
                            "--root", root or self.root(), *args, token=token)
 
+    def gh_env(self, token: str) -> Dict[str, str]:
+        """The real gh talking to the fake as github.localhost (tests/conftest.py's gh_env)."""
+        return clean_env(GH_HOST="github.localhost", GH_TOKEN=token, HTTP_PROXY=self.fake.url,
+                         HTTPS_PROXY=self.fake.url, http_proxy=self.fake.url,
+                         https_proxy=self.fake.url, NO_PROXY="", no_proxy="",
+                         GH_CONFIG_DIR=str(self.gh_config), GH_NO_UPDATE_NOTIFIER="1",
+                         GH_PROMPT_DISABLED="1")
+
     def gh(self, token: str, endpoint: str, paginate: bool) -> Out:
-        env = clean_env(GH_HOST="github.localhost", GH_TOKEN=token, HTTP_PROXY=self.fake.url,
-                        HTTPS_PROXY=self.fake.url, http_proxy=self.fake.url,
-                        https_proxy=self.fake.url, NO_PROXY="", no_proxy="",
-                        GH_CONFIG_DIR=str(self.gh_config), GH_NO_UPDATE_NOTIFIER="1",
-                        GH_PROMPT_DISABLED="1")
-        return self._run(["gh", "api", *(["--paginate"] if paginate else []), endpoint], env)
+        return self._run(["gh", "api", *(["--paginate"] if paginate else []), endpoint],
+                         self.gh_env(token))
 
     def naive(self, token: str, endpoint: str, listing: bool) -> Out:
         env = self.python_env(BENCH_TOKEN=token)
@@ -605,6 +621,441 @@ def measure_handoff(h: Harness, priors: Sequence[int] = HANDOFF_PRIORS,
     return rows
 
 
+# -- part 4: a pull request's rounds ----------------------------------------------------------------
+
+PR_SHAPE = (2500, 300, 1000)  # conversation comments, submitted reviews, inline comments
+PR_RUNS = 3
+INLINE_PER_REVIEW = 4
+PR_ROUNDS = (
+    ("first", "first look"),
+    ("idle", "no-change poll (after confirm)"),
+    ("review", "a new review with 5 inline comments"),
+    ("replies", "3 replies in threads (each its own bodiless COMMENTED review)"),
+)
+PR_COLUMNS = ("bundle", "snapshot", "gh")
+PR_TITLES = {"bundle": "this bundle (`check_issue_updates.py --pr`, then confirm)",
+             "snapshot": "`get_pr_comments.py --format json`",
+             "gh": "`gh api --paginate`, the 3 lists"}
+PR_LISTS = ("issues/{n}/comments", "pulls/{n}/reviews", "pulls/{n}/comments")
+
+
+@dataclass
+class Wire:
+    """One measured run, counted from the fake's request log."""
+    requests: int
+    points: int  # REST answers other than 304, plus GraphQL queries (1 point each)
+    graphql: int
+    wire: int  # response body bytes the fake sent (uncompressed)
+    stdout: int  # bytes the caller (the agent) reads
+    seconds: float
+    statuses: List[int] = field(default_factory=list)
+    rss_kb: Optional[int] = None  # the client process's peak RSS (largest one, for a loop)
+    polls: Optional[int] = None
+    waited: Optional[float] = None
+    paths: List[str] = field(default_factory=list)  # "/pulls/N/reviews 304", in order
+
+    def breakdown(self) -> str:
+        """The requests by endpoint: `/pulls/N/reviews` ×8 (3 answered 304), ..."""
+        kinds: Dict[str, List[int]] = {}
+        for entry in self.paths:
+            path, status = entry.rsplit(" ", 1)
+            counts = kinds.setdefault(path, [0, 0])
+            counts[0] += 1
+            counts[1] += status == "304"
+        return ", ".join(f"`{path}` ×{n}" + (f" ({c} answered 304)" if c else "")
+                         for path, (n, c) in kinds.items())
+
+
+def endpoint(path: str) -> str:
+    """A logged path without its repository and numbers: /pulls/N/reviews/ID/comments."""
+    parts = path.split("/")
+    if parts[1:2] == ["repos"]:
+        parts = parts[:1] + parts[4:]
+    elif parts[1:2] == ["repositories"]:
+        parts = parts[:1] + parts[3:]
+    out = []
+    for part in parts:
+        out.append(("N" if out and out[-1] in ("issues", "pulls") else "ID")
+                   if part.isdigit() else part)
+    return "/".join(out)
+
+
+def count_log(log: Sequence, stdout: int, seconds: float) -> Wire:
+    gql = sum(1 for e in log if e.path.endswith("/graphql"))
+    rest = sum(1 for e in log if not e.path.endswith("/graphql") and e.status != 304)
+    return Wire(len(log), rest + gql, gql, sum(len(e.response_body) for e in log), stdout,
+                seconds, [e.status for e in log],
+                paths=[f"{endpoint(e.path)} {e.status}" for e in log])
+
+
+def measure_wire(h: Harness, token: str, action: Callable[[], int]) -> Wire:
+    """Run `action` (it returns the stdout bytes it read) and count its requests, points and
+    bytes from the fake's log; the REST points are checked against x-ratelimit-used."""
+    before = h.used(token)
+    h.fake.clear_log()
+    h.reported = None
+    start = time.perf_counter()
+    nbytes = action()
+    seconds = time.perf_counter() - start
+    log = h.fake.requests
+    h.fake.clear_log()
+    core = h.used(token) - before
+    h.fake.clear_log()
+    wire = count_log(log, nbytes, seconds)
+    if core != wire.points - wire.graphql:
+        raise BenchError(f"x-ratelimit-used moved by {core}; the log has "
+                         f"{wire.points - wire.graphql} REST answers other than 304")
+    if h.reported is not None and h.reported != len(log):
+        raise BenchError(f"the bundle's outputs say {h.reported} requests; the fake "
+                         f"logged {len(log)}")
+    return wire
+
+
+# A child forked from this process would inherit its high-water mark (Linux keeps the larger of
+# the RSS before and after exec in ru_maxrss), and this process holds the fake's data: the
+# measured command is spawned by a small `python -S` instead, which reports its children's peak.
+RSS_WRAPPER = r"""
+import os, resource, sys
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+status = os.waitpid(pid, 0)[1]
+with open(sys.argv[1], "w") as f:
+    f.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_rss(cmd: List[str], env: Dict[str, str], timeout: float = 600) -> Tuple[Out, int]:
+    """Run a command; (its output, its peak RSS in KiB: ru_maxrss, through RSS_WRAPPER)."""
+    fd, report = tempfile.mkstemp(prefix="bench-rss-")
+    os.close(fd)
+    try:
+        proc = subprocess.run([PY, "-S", "-c", RSS_WRAPPER, report, *cmd], env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
+                              check=False)
+        result = Out(proc.returncode, proc.stdout, proc.stderr)
+        if result.code != 0:
+            raise BenchError(f"{shlex.join(cmd)} exited {result.code}: "
+                             f"{result.stderr.decode(errors='replace')[-2000:]}")
+        return result, int(Path(report).read_text())
+    finally:
+        os.unlink(report)
+
+
+def new_pull(h: Harness, comments: int, reviews: int, inline: int) -> int:
+    """A pull request built with the fake's bulk helpers: `comments` conversation comments, then
+    `reviews` submitted reviews over the last `reviews` minutes, interleaved with the newest
+    comments. ⌈inline/4⌉ of them are COMMENTED reviews of about 4 inline comments each (every
+    other one with a body), spread evenly; the rest APPROVED or CHANGES_REQUESTED with a body."""
+    fake = h.fake
+    h._issues += 1
+    number = h._issues
+    fake.add_pull(OWNER, NAME, number, title="Rework the transport")
+    h.ids[number] = fake.add_comments(OWNER, NAME, number, comments, body=body)
+    now = fake.clock
+    carrying = min(reviews, -(-inline // INLINE_PER_REVIEW))
+    reviewers = ("bob", "carol", "dave")
+    done = 0
+    for r in range(reviews):
+        fake.clock = now - dt.timedelta(seconds=60 * (reviews - r) - 30)
+        who = reviewers[r % len(reviewers)]
+        if (r + 1) * carrying // reviews > r * carrying // reviews:
+            n = (done + 1) * inline // carrying - done * inline // carrying
+            threads = [{"path": f"src/module_{(done + i) % 17}.py", "line": 10 + 7 * i,
+                        "body": body(10 * r + i)} for i in range(n)]
+            started = fake.start_review(OWNER, NAME, number, who, comments=threads)
+            fake.submit_review(started["id"], "COMMENTED", body=body(r) if r % 2 else "")
+            done += 1
+        else:
+            fake.add_review(OWNER, NAME, number, who,
+                            "APPROVED" if r % 2 else "CHANGES_REQUESTED", body=body(r))
+    fake.clock = now
+    return number
+
+
+def pr_change(h: Harness, number: int, key: str) -> Tuple[List[int], List[int]]:
+    """Make round `key`'s change on the PR: (the listed reviews, the inline comments) it adds."""
+    fake = h.fake
+    if key == "review":
+        fake.advance(60)
+        started = fake.start_review(
+            OWNER, NAME, number, "carol",
+            comments=[{"path": "src/transport.py", "line": 20 + 10 * i, "body": body(900 + i)}
+                      for i in range(5)])
+        fake.submit_review(started["id"], "CHANGES_REQUESTED", body=REVIEW.format(n=1))
+        return [started["id"]], started["comment_ids"]
+    if key == "replies":
+        replies = []
+        for i, root in enumerate(fake.review_comment_ids(OWNER, NAME, number)[:3]):
+            fake.advance(60)
+            replies.append(fake.reply_to_review_comment(root, "dave",
+                                                        REPLY.format(n=i + 1))["id"])
+        return [], replies
+    return [], []
+
+
+def pr_round(h: Harness, number: int, token: str, root: Path) -> Tuple[int, dict]:
+    """One PR round as an agent runs it: check --pr, then confirm when it returned anything."""
+    r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr", number, "--root", root,
+                 token=token)
+    doc = h.report(r.json)
+    nbytes = len(r.stdout)
+    if doc["has_updates"]:
+        c = h.script("get_latest_comments.py", "--repo", REPOSITORY, "--pr", number, "--root",
+                     root, "--confirm-updates", "--snapshot-id", doc["snapshot_id"], token=token)
+        h.report(c.json)
+        nbytes += len(c.stdout)
+    return nbytes, doc
+
+
+def run_pr_column(h: Harness, number: int, key: str, column: str, token: str, root: Path,
+                  want: Tuple[List[int], List[int]]) -> Wire:
+    fake = h.fake
+    comments = len(fake.comment_ids(OWNER, NAME, number))
+    reviews = len(fake.review_ids(OWNER, NAME, number))
+    inline = len(fake.review_comment_ids(OWNER, NAME, number))
+
+    def bundle() -> int:
+        nbytes, doc = pr_round(h, number, token, root)
+        got = ([r["id"] for r in doc["new_reviews"]],
+               [c["id"] for c in doc["new_review_comments"]])
+        if key == "first":
+            ok = ([c["id"] for c in doc["new_comments"]] == h.ids[number][-20:]
+                  and doc["new_review_count"] > 0)
+        elif key == "idle":
+            ok = not doc["has_updates"]
+        else:
+            ok = got == want and not doc["new_comments"]
+        if not ok:
+            raise BenchError(f"PR round {key}: the bundle returned {doc['new_comment_count']} "
+                             f"comments, reviews {got[0]}, inline comments {got[1]}; expected "
+                             f"{want}")
+        return nbytes
+
+    def snapshot() -> int:
+        out = h.script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", number,
+                       "--format", "json", token=token)
+        doc = out.json
+        threads = sum(len(t["comments"]) for t in doc["reviewThreads"])
+        convo = sum(1 for c in doc["timelineComments"] if c["commentType"] == "issue_comment")
+        if (threads, convo) != (inline, comments):
+            raise BenchError(f"get_pr_comments.py read {threads} inline and {convo} "
+                             f"conversation comments of {inline} and {comments}")
+        return len(out.stdout)
+
+    def paginate() -> int:
+        nbytes = items = 0
+        for path in PR_LISTS:
+            out = h.gh(token, f"repos/{REPOSITORY}/{path.format(n=number)}", True)
+            items += len(json_items(out.stdout))
+            nbytes += len(out.stdout)
+        if items != comments + reviews + inline:
+            raise BenchError(f"gh api --paginate read {items} items of "
+                             f"{comments + reviews + inline}")
+        return nbytes
+
+    action = {"bundle": bundle, "snapshot": snapshot, "gh": paginate}[column]
+    return measure_wire(h, token, action)
+
+
+def measure_pr(h: Harness, shape: Tuple[int, int, int] = PR_SHAPE, runs: int = PR_RUNS,
+               columns: Sequence[str] = PR_COLUMNS,
+               progress: Callable[[str], None] = lambda s: None
+               ) -> Dict[Tuple[str, str], List[Wire]]:
+    """The four rounds on a fresh PR per run (a fresh --root for the bundle); each round's
+    change is made once, then every column reads it, interleaved."""
+    cells: Dict[Tuple[str, str], List[Wire]] = {}
+    for run in range(runs):
+        progress(f"pull request rounds, run {run + 1} of {runs}")
+        number = new_pull(h, *shape)
+        tokens = {column: h.token() for column in columns}
+        root = h.root()
+        for key, _ in PR_ROUNDS:
+            want = pr_change(h, number, key)
+            for column in columns:
+                cells.setdefault((key, column), []).append(
+                    run_pr_column(h, number, key, column, tokens[column], root, want))
+    return cells
+
+
+def pr_bound(key: str, reviews: int) -> str:
+    """Section 12's request bound for the round (the check; a confirm sends none)."""
+    return {"first": "—",
+            "idle": f"≤ {2 + reviews // 100} req, all 304 (0 pts)",
+            "review": "≤ 3 req",
+            "replies": "≤ 5 req (2 + r, r = 3)"}[key]
+
+
+def pr_bound_requests(key: str, reviews: int) -> Optional[int]:
+    return {"idle": 2 + reviews // 100, "review": 3, "replies": 5}.get(key)
+
+
+# -- part 5: waiting for the reply ------------------------------------------------------------------
+
+WAIT_COMMENTS = 2500  # GitHub's ceiling for a live conversation
+WAIT_SECONDS, WAIT_INTERVAL, WAIT_REPLY_AT = 600, 30, 420
+WAIT_SCALE = 0.01
+LOOP_SLEEP, LOOP_ITERATIONS = 60, 10
+FLAT_INTERVAL = 5
+# (polls, time scale): 721 is --wait 3600 --poll-interval 5, polls at 0, 5, ..., 3600. Scaled, the
+# polls of the long wait are 0.1 s apart; a first poll (it imports more) slower than that on a
+# busy machine makes the wait skip the next one, as a 5 s first poll would unscaled.
+FLAT = ((10, 0.1), (721, 0.02))
+
+
+class AtPoll:
+    """Run `action` when the k-th conditional GET of the comments of `issue` reaches the fake,
+    before it is answered: on an issue with a poll hint, the k-th poll of a wait."""
+
+    def __init__(self, issue: int, k: int, action: Callable[[], int]) -> None:
+        self.suffix = f"/issues/{issue}/comments"
+        self.k = k
+        self.action = action
+        self.count = 0
+        self.result: Optional[int] = None
+        self._lock = threading.Lock()
+
+    def __call__(self, entry) -> None:
+        if (entry.method != "GET" or not entry.path.endswith(self.suffix)
+                or not (entry.headers.get("if-none-match")
+                        or entry.headers.get("if-modified-since"))):
+            return
+        with self._lock:
+            self.count += 1
+            n = self.count
+        if n == self.k:
+            self.result = self.action()
+
+
+@dataclass
+class WaitResult:
+    comments: int
+    scale: float
+    reply_poll: int
+    bundle: Wire
+    loop_to_reply: Optional[Wire]
+    loop_all: Optional[Wire]
+    flat: List[Wire]
+    flat_runs: List[Tuple[int, float]]  # (polls scheduled, time scale)
+    floor_kb: int  # the wrapper's own RSS: what /bin/true measures through it
+
+
+def wait_cmd(issue: int, root: Path, seconds: int, interval: int) -> List[str]:
+    return [PY, str(SCRIPTS / "check_issue_updates.py"), "--repo", REPOSITORY, "--issue",
+            str(issue), "--root", str(root), "--wait", str(seconds), "--poll-interval",
+            str(interval)]
+
+
+def measure_wait(h: Harness, comments: int = WAIT_COMMENTS, scale: float = WAIT_SCALE,
+                 flat: Sequence[Tuple[int, float]] = FLAT, gh: bool = True, progress: Callable[[str], None] = lambda s: None
+                 ) -> WaitResult:
+    """A 10-minute wait whose reply comes at minute 7: `--wait` against a `sleep 60` +
+    `gh api --paginate` loop; then idle waits of few and of the most polls the contract allows."""
+    fake = h.fake
+    issue = h.new_issue(comments)
+    reply_poll = WAIT_REPLY_AT // WAIT_INTERVAL + 1  # polls at 0, 30, ...: minute 7 is the 15th
+
+    def post_reply() -> int:
+        return fake.add_comment(OWNER, NAME, issue, REPLY.format(n=1), user="bob")["id"]
+
+    progress(f"--wait {WAIT_SECONDS} on {comments:,} comments (time × {scale:g})")
+    token = h.token()
+    root = h.root()
+    bundle_round(h, issue, token, root)  # a confirmed first look: the checkpoint and poll hint
+    hook = AtPoll(issue, reply_poll, post_reply)
+    fake.on_request(hook)
+    env = {**h.script_env(token), "GH_MONITOR_TEST_TIME_SCALE": repr(scale)}
+    docs: List[dict] = []
+    peak: List[int] = []
+
+    def wait() -> int:
+        out, kb = run_rss(wait_cmd(issue, root, WAIT_SECONDS, WAIT_INTERVAL), env)
+        doc = h.report(out.json)
+        docs.append(doc)
+        peak.append(kb)
+        if doc["polls"] != reply_poll or [c["id"] for c in doc["new_comments"]] != [hook.result]:
+            raise BenchError(f"--wait woke at poll {doc['polls']} with "
+                             f"{doc['new_comment_count']} comments; expected poll {reply_poll} "
+                             f"and the reply {hook.result}")
+        return len(out.stdout)
+
+    try:
+        bundle = measure_wire(h, token, wait)
+    finally:
+        fake.clear_hooks()
+    bundle.rss_kb, bundle.polls, bundle.waited = peak[0], docs[0]["polls"], \
+        docs[0]["waited_seconds"]
+    h.remove([hook.result])  # the loop gets its own reply, at its minute 7
+
+    loop_to_reply = loop_all = None
+    if gh:
+        progress(f"`sleep {LOOP_SLEEP}` + gh api --paginate loop (time × {scale:g})")
+        loop_to_reply, loop_all = measure_loop(h, issue, comments, scale, post_reply)
+
+    progress(f"idle waits of {' and '.join(str(n) for n, _ in flat)} polls")
+    token = h.token()
+    root = h.root()
+    bundle_round(h, issue, token, root)
+    idle: List[Tuple[dict, int]] = []
+    flat_wires = []
+    for polls, flat_scale in flat:
+        env = {**h.script_env(token), "GH_MONITOR_TEST_TIME_SCALE": repr(flat_scale)}
+
+        def idle_wait(seconds: int = (polls - 1) * FLAT_INTERVAL,
+                      env: Dict[str, str] = env) -> int:
+            out, kb = run_rss(wait_cmd(issue, root, seconds, FLAT_INTERVAL), env)
+            idle.append((h.report(out.json), kb))
+            return len(out.stdout)
+
+        w = measure_wire(h, token, idle_wait)
+        doc, w.rss_kb = idle[-1]
+        w.polls, w.waited = doc["polls"], doc["waited_seconds"]
+        if doc["has_updates"] or set(w.statuses) != {304}:
+            raise BenchError(f"the idle wait of {polls} polls found updates or sent a request "
+                             f"not answered 304: {sorted(set(w.statuses))}")
+        flat_wires.append(w)
+    floor = run_rss(["true"], clean_env())[1]
+    return WaitResult(comments, scale, reply_poll, bundle, loop_to_reply, loop_all, flat_wires,
+                      list(flat), floor)
+
+
+def measure_loop(h: Harness, issue: int, comments: int, scale: float,
+                 post_reply: Callable[[], int]) -> Tuple[Wire, Wire]:
+    """`for i in 1..10: sleep 60; gh api --paginate .../comments`, simulated here with the
+    sleep scaled; the reply is posted at minute 7, before that iteration's read. (the loop up
+    to the reply, all 10 iterations)."""
+    token = h.token()
+    env = h.gh_env(token)
+    endpoint = f"repos/{REPOSITORY}/issues/{issue}/comments"
+    reply_at = WAIT_REPLY_AT // LOOP_SLEEP
+    before = h.used(token)
+    h.fake.clear_log()
+    marks = []  # per iteration: (requests so far, stdout so far, seconds, peak RSS so far)
+    nbytes = peak = 0
+    start = time.perf_counter()
+    for i in range(1, LOOP_ITERATIONS + 1):
+        time.sleep(LOOP_SLEEP * scale)
+        if i == reply_at:
+            post_reply()
+        out, kb = run_rss(["gh", "api", "--paginate", endpoint], env)
+        if len(json_items(out.stdout)) != comments + (i >= reply_at):
+            raise BenchError(f"gh api --paginate, iteration {i}: wrong number of comments")
+        nbytes += len(out.stdout)
+        peak = max(peak, kb)
+        marks.append((len(h.fake.requests), nbytes, time.perf_counter() - start, peak))
+    log = h.fake.requests
+    h.fake.clear_log()
+    core = h.used(token) - before
+    h.fake.clear_log()
+    full = count_log(log, nbytes, marks[-1][2])
+    if core != full.points:
+        raise BenchError(f"x-ratelimit-used moved by {core}; the log has {full.points}")
+    full.rss_kb = peak
+    n, out_bytes, seconds, kb = marks[reply_at - 1]
+    to_reply = count_log(log[:n], out_bytes, seconds)
+    to_reply.rss_kb = kb
+    return to_reply, full
+
+
 # -- formatting --------------------------------------------------------------------------------------
 
 def fmt_bytes(n: float) -> str:
@@ -620,8 +1071,8 @@ def fmt_ms(seconds: float) -> str:
 
 
 def spread(values: List[int], fmt: Callable[[float], str] = str) -> str:
-    lo, hi = min(values), max(values)
-    return fmt(lo) if lo == hi else f"{fmt(lo)}–{fmt(hi)}"
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def fmt_cell(cell: Cell) -> str:
@@ -723,6 +1174,170 @@ def handoff_findings(rows: List[HandoffRow]) -> List[str]:
     return notes
 
 
+def fmt_rss(kb: Optional[int]) -> str:
+    return "—" if kb is None else f"{kb / 1024:.1f} MiB"
+
+
+def fmt_wire(ws: List[Wire]) -> str:
+    t = [w.seconds for w in ws]
+    gql = spread([w.graphql for w in ws])
+    points = spread([w.points for w in ws]) + (f" pts ({gql} GraphQL)" if gql != "0" else " pts")
+    return (f"{spread([w.requests for w in ws])} req · {points} · "
+            f"{spread([w.wire for w in ws], fmt_bytes)} from GitHub · "
+            f"{spread([w.stdout for w in ws], fmt_bytes)} stdout · "
+            f"{fmt_ms(statistics.median(t))} ms ({fmt_ms(min(t))}–{fmt_ms(max(t))})")
+
+
+def table_pr(cells: Dict[Tuple[str, str], List[Wire]], shape: Tuple[int, int, int],
+             columns: Sequence[str]) -> str:
+    head = ["round", "contract (section 12)"] + [PR_TITLES[c] for c in columns]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---", "---"] + ["---"] * len(columns)) + "|"]
+    for key, title in PR_ROUNDS:
+        row = [title, pr_bound(key, shape[1])]
+        row += [fmt_wire(cells[(key, c)]) for c in columns]
+        lines.append("| " + " | ".join(row) + " |")
+    totals = ["all four rounds (median run)", "—"]
+    for c in columns:
+        per_run = [sum(cells[(key, c)][i].seconds for key, _ in PR_ROUNDS)
+                   for i in range(len(cells[(PR_ROUNDS[0][0], c)]))]
+        first = [cells[(key, c)][0] for key, _ in PR_ROUNDS]
+        totals.append(f"{sum(w.requests for w in first)} req · "
+                      f"{sum(w.points for w in first)} pts · "
+                      f"{fmt_bytes(sum(w.wire for w in first))} from GitHub · "
+                      f"{fmt_bytes(sum(w.stdout for w in first))} stdout · "
+                      f"{fmt_ms(statistics.median(per_run))} ms")
+    lines.append("| " + " | ".join(totals) + " |")
+    return "\n".join(lines)
+
+
+def pr_findings(cells: Dict[Tuple[str, str], List[Wire]], shape: Tuple[int, int, int],
+                columns: Sequence[str]) -> List[str]:
+    notes = []
+    reviews = shape[1]
+    if "bundle" in columns:
+        for key, title in PR_ROUNDS:
+            bound = pr_bound_requests(key, reviews)
+            ws = cells[(key, "bundle")]
+            req = max(w.requests for w in ws)
+            statuses = sorted({s for w in ws for s in w.statuses})
+            if key == "idle":
+                notes.append(
+                    f"No-change poll on {reviews} reviews: {req} requests, answered "
+                    f"{', '.join(map(str, statuses))}, {max(w.points for w in ws)} points; "
+                    f"section 12 allows {bound} there (2 up to 99 reviews, one more conditional "
+                    f"request per further 100)."
+                    + (" Above the bound." if req > bound else ""))
+            elif bound is not None and req > bound:
+                scaled = bound + reviews // 100
+                notes.append(
+                    f"Above section 12's bound: {title}: {req} requests against at most "
+                    f"{bound}" + (f" ({scaled} if one more conditional request per further 100 "
+                                  "reviews applied here too, as for the no-change poll)"
+                                  if reviews >= 100 else "")
+                    + f": {ws[0].breakdown()}.")
+        worse = []
+        for key, title in PR_ROUNDS:
+            mine = cells[(key, "bundle")]
+            for other in columns:
+                if other == "bundle":
+                    continue
+                theirs = cells[(key, other)]
+                what = [label for label, get in (
+                    ("requests", lambda w: w.requests), ("points", lambda w: w.points),
+                    ("bytes from GitHub", lambda w: w.wire), ("stdout bytes", lambda w: w.stdout))
+                    if max(map(get, mine)) > min(map(get, theirs))]
+                if statistics.median(w.seconds for w in mine) > statistics.median(
+                        w.seconds for w in theirs):
+                    what.append("median time")
+                if what:
+                    worse.append(f"{title} against {PR_TITLES[other]}: more {', '.join(what)}")
+        notes += ([f"Where the bundle is not better: {'; '.join(worse)}."] if worse else
+                  ["The bundle is ahead of both baselines on every round in requests, points, "
+                   "bytes and time."])
+    return notes
+
+
+def table_wait(res: WaitResult) -> str:
+    def row(label: str, w: Optional[Wire]) -> str:
+        if w is None:
+            return f"| {label} | gh not installed | | | | | |"
+        return (f"| {label} | {w.requests} | {w.points} | {fmt_bytes(w.wire)} | "
+                f"{fmt_bytes(w.stdout)} | {fmt_rss(w.rss_kb)} | {w.seconds:.1f} s |")
+
+    b = res.bundle
+    reply_at = WAIT_REPLY_AT // LOOP_SLEEP
+    lines = ["| client | requests | points | bytes from GitHub | stdout | peak RSS | wall time "
+             "(scaled) |", "|---|---:|---:|---:|---:|---:|---:|",
+             row(f"`check_issue_updates.py --issue N --wait {WAIT_SECONDS} --poll-interval "
+                 f"{WAIT_INTERVAL}` (woke at poll {b.polls}, `waited_seconds` {b.waited:g}; "
+                 f"{b.statuses.count(304)} of its requests answered 304)", b),
+             row(f"`sleep {LOOP_SLEEP}` + `gh api --paginate` loop, stopping at the reply "
+                 f"({reply_at} iterations)", res.loop_to_reply),
+             row(f"the same loop run to the end ({LOOP_ITERATIONS} iterations)", res.loop_all)]
+    return "\n".join(lines)
+
+
+def table_flat(res: WaitResult) -> str:
+    lines = ["| idle wait, nothing new | polls scheduled | polls made | requests | statuses | "
+             "points | peak RSS | time scale | wall time |",
+             "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    for (polls, scale), w in zip(res.flat_runs, res.flat):
+        statuses = ", ".join(f"{w.statuses.count(s)} × {s}" for s in sorted(set(w.statuses)))
+        lines.append(f"| `--wait {(polls - 1) * FLAT_INTERVAL} --poll-interval "
+                     f"{FLAT_INTERVAL}` | {polls} | {w.polls} | {w.requests} | {statuses} | "
+                     f"{w.points} | {fmt_rss(w.rss_kb)} | × {scale:g} | {w.seconds:.1f} s |")
+    return "\n".join(lines)
+
+
+def wait_findings(res: WaitResult) -> List[str]:
+    b, few, most = res.bundle, res.flat[0], res.flat[-1]
+    notes = [
+        f"Time is scaled: the test-only GH_MONITOR_TEST_TIME_SCALE={res.scale:g} multiplies every "
+        f"duration of the wait, so `--wait {WAIT_SECONDS}` would take "
+        f"{WAIT_SECONDS * res.scale:g} s and its {WAIT_INTERVAL} s interval "
+        f"{WAIT_INTERVAL * res.scale:g} s (`waited_seconds` stays nominal); the loop's `sleep "
+        f"{LOOP_SLEEP}` is scaled the same ({LOOP_SLEEP * res.scale:g} s). Wall times are of the "
+        "scaled runs; requests, points and bytes are what the unscaled runs would send.",
+        f"The reply (one comment, {res.comments:,} before it) arrives at minute 7: posted from a "
+        f"request hook when the bundle's poll {res.reply_poll} (polls at 0, {WAIT_INTERVAL}, "
+        f"{2 * WAIT_INTERVAL} s, …; so at {WAIT_REPLY_AT} s) reaches the fake, and by the loop "
+        f"just before its read at minute {WAIT_REPLY_AT // LOOP_SLEEP}.",
+        f"The loop is simulated in the benchmark: {LOOP_ITERATIONS} iterations of a scaled "
+        f"`sleep {LOOP_SLEEP}` then the real `gh api --paginate repos/O/R/issues/N/comments` "
+        "(gh adds per_page=100); an agent that stops when the reply appears runs "
+        f"{WAIT_REPLY_AT // LOOP_SLEEP} of them, a fixed loop all {LOOP_ITERATIONS}. Its peak RSS "
+        "is the largest gh process's.",
+        "Peak RSS: ru_maxrss of the measured process (the bundle's Python script, or each gh), "
+        "spawned by a small `python -S` wrapper that reports RUSAGE_CHILDREN (spawned from "
+        "the benchmark, a child would inherit its high-water mark, the fake's data included); "
+        f"the wrapper's floor, /bin/true through it, is {fmt_rss(res.floor_kb)}.",
+    ]
+    if res.loop_all is not None and res.loop_to_reply is not None:
+        loop = res.loop_to_reply
+        notes.append(f"To the reply: the bundle {b.requests} requests and {b.points} "
+                     f"point{'' if b.points == 1 else 's'} "
+                     f"against {loop.requests} and {loop.points}; {fmt_bytes(b.wire)} against "
+                     f"{fmt_bytes(loop.wire)} from GitHub; {fmt_bytes(b.stdout)} against "
+                     f"{fmt_bytes(loop.stdout)} for the agent to read.")
+    scheduled = [n for n, _ in res.flat_runs]
+    notes.append(
+        f"Memory flat: section 13 bounds a wait to S ≤ 3600 and P ≥ 5, so at most "
+        f"{3600 // 5 + 1} polls (at 0, 5, …, 3600 s; 720 intervals); 1,000 polls is beyond the "
+        f"bounds, and {scheduled[-1]} scheduled is what was measured ({most.polls} made). "
+        f"Peak RSS {fmt_rss(few.rss_kb)} for {few.polls} polls, "
+        f"{fmt_rss(most.rss_kb)} for {most.polls} "
+        f"({(most.rss_kb or 0) - (few.rss_kb or 0):+,} KiB); every request answered 304, "
+        "0 points.")
+    if any(w.polls != n for w, n in zip(res.flat, scheduled)):
+        notes.append("Fewer polls made than scheduled: a poll that runs past the next one's "
+                     "time (the first one imports more; a busy machine) makes the wait skip "
+                     "that one, as it would unscaled.")
+    notes.append("Requests, points and bytes are deterministic; times and RSS vary with the "
+                 "machine's load.")
+    return notes
+
+
 def startup_findings(times: Dict[Tuple[str, bool], List[float]],
                      profile: Dict[str, object]) -> List[str]:
     def med(label: str, cached: bool = True) -> float:
@@ -797,6 +1412,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--sizes", default=",".join(map(str, SIZES)),
                    help="issue sizes (default 100,1000,10000)")
     p.add_argument("--no-handoff", action="store_true", help="skip the hand-off measurement")
+    p.add_argument("--pr-runs", type=int, default=PR_RUNS,
+                   help=f"runs of the pull-request rounds (default {PR_RUNS})")
+    p.add_argument("--no-pr", action="store_true", help="skip the pull-request rounds")
+    p.add_argument("--no-wait", action="store_true", help="skip the --wait measurement")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -817,6 +1436,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         startup = measure_startup(h)
         profile = profile_idle_poll(h, h.new_issue(max(sizes)))
         handoff = [] if args.no_handoff else measure_handoff(h, progress=progress)
+        pr_columns = [c for c in PR_COLUMNS if c != "gh" or shutil.which("gh")]
+        pr = ({} if args.no_pr else
+              measure_pr(h, runs=args.pr_runs, columns=pr_columns, progress=progress))
+        waited = (None if args.no_wait else
+                  measure_wait(h, gh=bool(shutil.which("gh")), progress=progress))
     finally:
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -866,6 +1490,42 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "bytes.", "",
                 table_handoff(handoff), ""]
         doc += [f"- {line}" for line in handoff_findings(handoff)] + [""]
+    if pr:
+        comments, reviews, inline = PR_SHAPE
+        doc += ["## 4. A pull request's rounds (section 12)", "",
+                f"A PR with {comments:,} conversation comments, {reviews} submitted reviews and "
+                f"{inline:,} inline comments (COMMENTED reviews of about {INLINE_PER_REVIEW} "
+                "inline comments each, the rest APPROVED or CHANGES_REQUESTED with a body; "
+                "bodies of about 300 characters), built with the fake's bulk helpers, a fresh "
+                f"one for each of {args.pr_runs} runs. Four rounds in order, each read by every "
+                "column, interleaved. Each cell: requests · rate-limit points · response bytes "
+                "the fake sent · stdout bytes the agent reads · wall time, median "
+                f"(min–max) of {args.pr_runs} runs.", "",
+                table_pr(pr, PR_SHAPE, pr_columns), "",
+                "- **this bundle**: `check_issue_updates.py --pr N` (default `--limit 20`), "
+                "then, when it returned anything, `get_latest_comments.py --pr N "
+                "--confirm-updates --snapshot-id S` (0 requests); one `--root` for the four "
+                "rounds.",
+                "- **`get_pr_comments.py --format json`**: the snapshot an agent takes today "
+                "each round (review threads by GraphQL, reviews and conversation by REST), "
+                "everything every time.",
+                "- **`gh api --paginate`**: the real gh over `/issues/N/comments`, "
+                "`/pulls/N/reviews` and `/pulls/N/comments` each round (per_page=100).",
+                "- **Points**: every request not answered 304 (REST; checked against "
+                "`x-ratelimit-used` of the token's core bucket), plus 1 per GraphQL query (the "
+                "fake charges 1 a query, GitHub at least 1; GraphQL has its own 5,000-point "
+                "bucket). **Bytes from GitHub**: response bodies as sent (uncompressed). "
+                "Requests and points are deterministic, bytes too but for a few with the ids "
+                "and numbers of each run's PR; times vary with the machine's load.", ""]
+        doc += [f"- {line}" for line in pr_findings(pr, PR_SHAPE, pr_columns)] + [""]
+    if waited is not None:
+        doc += ["## 5. Waiting for the reply (section 13)", "",
+                f"An issue of {waited.comments:,} comments (GitHub's ceiling for a live "
+                "conversation), a confirmed checkpoint at its newest; someone replies at "
+                f"minute 7 of a 10-minute wait. Time × {waited.scale:g} "
+                "(GH_MONITOR_TEST_TIME_SCALE, test-only).", "",
+                table_wait(waited), "", table_flat(waited), ""]
+        doc += [f"- {line}" for line in wait_findings(waited)] + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
     print(text)

@@ -52,3 +52,42 @@ def test_bench_hand_off_is_one_request_whatever_the_conversation(harness):
     assert all(r.full.requests > 1 and r.full.bytes > 20 * r.handoff.bytes for r in long)
     assert all(r.post_requests == 1 for r in rows)
     assert "hand-off" in bench.table_handoff(rows)
+
+
+def test_bench_pr_rounds_small(harness):
+    columns = ("bundle", "snapshot") + (("gh",) if shutil.which("gh") else ())
+    shape = (60, 12, 30)  # conversation comments, reviews, inline comments: one page each
+    cells = bench.measure_pr(harness, shape=shape, runs=1, columns=columns)
+
+    def sample(key, column="bundle"):
+        return cells[(key, column)][0]
+
+    idle = sample("idle")
+    assert idle.requests <= 2 and set(idle.statuses) == {304} and idle.points == 0
+    assert idle.stdout and sample("first").requests > 1
+    assert 0 < sample("review").points <= sample("review").requests
+    snapshot = sample("idle", "snapshot")
+    assert snapshot.graphql >= 1 and snapshot.points == snapshot.requests
+    if "gh" in columns:
+        assert sample("idle", "gh").requests == sample("idle", "gh").points == 3
+        assert sample("idle", "gh").stdout > 20 * idle.stdout
+    table = bench.table_pr(cells, shape, columns)
+    assert table.count("\n") == 2 + len(bench.PR_ROUNDS)
+    assert bench.pr_findings(cells, shape, columns)
+
+
+def test_bench_wait_small(harness):
+    gh = shutil.which("gh") is not None
+    res = bench.measure_wait(harness, comments=50, scale=0.005, flat=((10, 0.05), (20, 0.02)),
+                             gh=gh)
+    b = res.bundle
+    assert b.polls == res.reply_poll == 15
+    assert b.statuses[:14] == [304] * 14 and b.points <= 2
+    assert b.rss_kb and b.rss_kb > res.floor_kb
+    if gh:  # 50 comments: one page per read
+        assert (res.loop_to_reply.requests, res.loop_all.requests) == (7, 10)
+        assert res.loop_all.points == 10 and res.loop_all.rss_kb > res.floor_kb
+    for (polls, _), w in zip(res.flat_runs, res.flat):
+        assert 1 < w.polls <= polls and w.requests == w.polls and w.points == 0
+    assert "beyond the bounds" in " ".join(bench.wait_findings(res))
+    assert bench.table_wait(res).count("\n") == 4 and bench.table_flat(res).count("\n") == 3
