@@ -171,7 +171,7 @@ class Round:
               wait: Optional[Any] = None) -> Dict[str, Any]:
         previous, hints = self.start(after_comment_id)
         if wait is not None:
-            if not self.has_cursor(previous):
+            if previous is None:
                 raise UsageError(self.no_cursor_message())
             wait.require_auth(self.client)
         self.resolve_me()
@@ -184,9 +184,6 @@ class Round:
             doc = self.document(previous, reading, reading.filtered)
         self._write_updates(doc, self.position(previous, reading)[1], after_comment_id)
         return doc
-
-    def has_cursor(self, previous: Any) -> bool:
-        return previous is not None
 
     def no_cursor_message(self) -> str:
         return ("--wait needs a cursor: a stored checkpoint (confirm a check first) or "
