@@ -15,7 +15,7 @@ import re
 from typing import Any, Dict, Iterable, List, Optional
 
 from . import state
-from .errors import AuthError, UsageError
+from .errors import AuthError, ServerError, UsageError
 from .normalize import is_trusted
 
 REASONS = ("trusted_only", "ignore_author", "humans_only")
@@ -126,8 +126,6 @@ def _read_cache(path: str) -> Optional[Dict[str, Any]]:
 
 
 def _ask(client: Any) -> str:
-    from .errors import BundleError
-
     try:
         data, _ = client.get_json("user", what="the token's own user (for @me)")
     except AuthError as exc:
@@ -138,11 +136,7 @@ def _ask(client: Any) -> str:
                              "name the login instead, e.g. --ignore-author "
                              "github-actions[bot] in GitHub Actions", status=403)
         raise
-    except BundleError:
-        raise
     login = data.get("login") if isinstance(data, dict) else None
     if not isinstance(login, str) or not login:
-        from .errors import ServerError
-
         raise ServerError("GET /user: no login in the answer")
     return login
