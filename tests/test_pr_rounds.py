@@ -1125,3 +1125,66 @@ def test_update_state_with_pr_walks_batches_without_splitting_a_review(pr, env, 
         if not r.json["more_available"]:
             break
     assert seen == [rid for rid, _ in made]
+
+
+# --------------------------------------------------------------------------- beyond 99 reviews
+
+
+def review_list_reads(fake):
+    return [q for q in fake.requests if re.search(REVIEW_LIST, q.path)]
+
+
+@pytest.mark.parametrize("order", ["id", "submitted"])
+def test_a_new_review_on_a_pr_of_250_reviews_rereads_only_the_page_that_changed(pr, env, root,
+                                                                               order):
+    pr.review_order = order
+    many_reviews(pr, 250)
+    look_and_confirm(env, root)
+    rid, cids = review(pr, comments=5)
+    r = check(env, root, fake=pr)
+    assert r.code == 0, r
+    assert ids(r.json["new_reviews"]) == [rid] and ids(r.json["new_review_comments"]) == cids
+    # the probe (page 3, answered 200 and used as that page), pages 1 and 2 again
+    # conditionally (304), the review's comments, the conversation's probe (304)
+    assert len(pr.requests) <= 5, pr.requests
+    assert sum(1 for q in pr.requests if q.status != 304) <= 2, pr.requests
+    assert r.json["requests"] == len(pr.requests)
+    c = confirm(env, root, r.json["snapshot_id"])
+    assert c.code == 0 and c.json["state_updated"] is True, c
+    r = check(env, root, fake=pr)
+    assert r.json["has_updates"] is False and set(statuses(pr)) == {304}, pr.requests
+
+
+def test_a_late_review_landing_in_an_earlier_page_is_read_whole_and_returned(pr, env, root):
+    """Listed by id, a review started before the others and submitted now changes page 1:
+    the stored skeleton no longer holds, the whole list is read, and nothing is missed."""
+    late = pr.start_review(OWNER, NAME, PR, "dave", body="Started long ago.",
+                           comments=threads(2, "late"))
+    pr.advance(60)
+    made = many_reviews(pr, 230)
+    look_and_confirm(env, root)
+    pr.submit_review(late["id"], state="CHANGES_REQUESTED")
+    pr.advance(60)
+    rid, cids = review(pr, comments=1)
+    r = check(env, root, fake=pr)
+    assert r.code == 0, r
+    assert ids(r.json["new_reviews"]) == [late["id"], rid], r.json["new_reviews"]
+    assert ids(r.json["new_review_comments"]) == list(late["comment_ids"]) + cids
+    assert late["id"] < made[0]
+    assert any(q.status == 200 and q.query.get("page") == "1" for q in review_list_reads(pr))
+    confirm(env, root, r.json["snapshot_id"])
+    r = check(env, root, fake=pr)
+    assert r.json["has_updates"] is False and set(statuses(pr)) == {304}, pr.requests
+
+
+def test_a_corrupt_stored_skeleton_is_not_trusted(pr, env, root):
+    many_reviews(pr, 120)
+    look_and_confirm(env, root)
+    path = pr_checkpoint(root)
+    doc = json.loads(path.read_text())
+    doc["poll_hints"]["reviews"]["pages"][0]["items"] = "not a skeleton"
+    path.write_text(json.dumps(doc))
+    rid, _ = review(pr, comments=0, state="APPROVED")
+    r = check(env, root, fake=pr)
+    assert r.code == 0, r
+    assert ids(r.json["new_reviews"]) == [rid]

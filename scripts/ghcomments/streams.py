@@ -26,7 +26,9 @@ A returned review brings all its inline comments, read from `/pulls/N/reviews/ID
 
 The review list's poll probe is the window that holds its last review and has room after it (an
 insertion anywhere before shifts it, so its ETag changes), plus the window of each pending review
-of the token's owner (its submission changes that window in place).
+of the token's owner (its submission changes that window in place). A list of several pages also
+keeps each earlier page's ETag and skeleton (id, submitted_at, state), so that a change re-reads
+only the last pages and proves the earlier ones unchanged with conditional requests.
 """
 
 from __future__ import annotations
@@ -315,10 +317,35 @@ def review_cursor(handled: List[Dict[str, Any]], previous: Optional[Dict[str, An
 
 @dataclass
 class ReviewListing:
-    """The whole review list as read, in GitHub's order, with the probe windows for a poll."""
+    """The whole review list as read, in GitHub's order, with the probe windows for a poll
+    and, for a list of several pages, each earlier page's ETag and skeleton (id,
+    submitted_at, state of its reviews: never bodies), so that the next change re-reads only
+    the pages that changed."""
 
     reviews: List[Dict[str, Any]]
     probes: List[Dict[str, Any]]
+    skeleton: List[Dict[str, Any]] = field(default_factory=list)
+
+
+def _skeleton(page: Page) -> Dict[str, Any]:
+    return {"page": page.window.page, "per_page": page.window.per_page, "etag": page.etag,
+            "items": [[r["id"], r.get("submitted_at"), r.get("state")] for r in page.items]}
+
+
+def _valid_skeleton(pages: Any) -> bool:
+    """A stored skeleton in the expected shape (it is private state: distrust it)."""
+    def entry_ok(e: Any) -> bool:
+        return (isinstance(e, dict) and isinstance(e.get("page"), int)
+                and e.get("per_page") == PER_PAGE_MAX and isinstance(e.get("etag"), str)
+                and isinstance(e.get("items"), list)
+                and all(isinstance(i, list) and len(i) == 3 and isinstance(i[0], int)
+                        for i in e["items"]))
+    return (isinstance(pages, list) and bool(pages) and all(entry_ok(e) for e in pages)
+            and [e["page"] for e in pages] == list(range(1, len(pages) + 1)))
+
+
+def _from_skeleton(entry: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [{"id": i, "submitted_at": at, "state": state} for i, at, state in entry["items"]]
 
 
 class ReviewStream(Stream):
@@ -383,31 +410,72 @@ class ReviewStream(Stream):
                     break
             else:
                 raise ServerError(f"reviews of {self.label} kept changing while read")
-            reviews = [r for p in pages for r in p.items]
-            last = pages[-1]
-            if reviews and (last.full or not last.etag):
-                # no room after the last review in the window read: take one that has some
-                room = cl.read(best_probe(len(reviews) - 1))
-                if room.items and room.etag and [r["id"] for r in room.items] == [
-                        r["id"] for r in reviews[room.window.start:room.window.end]]:
-                    last = room
-            probes = []
-            if last.etag and not last.full:
-                probes.append(last)
-            for offset, r in enumerate(reviews):
-                if r.get("state") == "PENDING":
-                    holder = next((p for p in pages if p.window.start <= offset < p.window.end),
-                                  None)
-                    if holder is not None and holder.etag and holder not in probes:
-                        probes.append(holder)
-            return ReviewListing(reviews, [
-                {"page": p.window.page, "per_page": p.window.per_page, "etag": p.etag}
-                for p in probes] if probes and probes[0] is last else [])
+            return self._finish_listing(cl, [_skeleton(p) for p in pages[:-1]],
+                                        [r for p in pages[:-1] for r in p.items], pages[-1:])
         except NotFoundError as exc:
             raise self._not_found(exc)
         finally:
             self.pages += cl.pages
             self.warnings.extend(cl.warnings)
+
+    def partial_listing(self, skeleton: List[Dict[str, Any]], changed: Optional[Page]
+                        ) -> Optional[ReviewListing]:
+        """The list after a change, reading only what changed: the pages after the stored
+        earlier ones (`changed`, the probe's answer, when it is the first of them), then each
+        earlier page conditionally. None when one of those changed too (read it all)."""
+        cl = self._list()
+        try:
+            after = len(skeleton) + 1
+            tail = [changed if changed is not None and changed.window == Window(
+                after, PER_PAGE_MAX) else cl.read(Window(after, PER_PAGE_MAX))]
+            while tail[-1].has_next:
+                tail.append(cl.read(Window(tail[-1].window.page + 1, PER_PAGE_MAX)))
+            for entry in skeleton:  # after the tail: a 304 proves nothing moved meanwhile
+                page = cl.read(Window(entry["page"], entry["per_page"]), entry["etag"],
+                               counts=False)
+                if not page.not_modified:
+                    return None
+            earlier = [r for entry in skeleton for r in _from_skeleton(entry)]
+            return self._finish_listing(cl, list(skeleton) + [_skeleton(p) for p in tail[:-1]],
+                                        earlier + [r for p in tail[:-1] for r in p.items],
+                                        tail[-1:])
+        except NotFoundError as exc:
+            raise self._not_found(exc)
+        finally:
+            self.pages += cl.pages
+            self.warnings.extend(cl.warnings)
+
+    def _finish_listing(self, cl: CommentList, skeleton: List[Dict[str, Any]],
+                        earlier: List[Dict[str, Any]], last_pages: List[Page]
+                        ) -> ReviewListing:
+        """The listing from the earlier pages (as reviews and skeleton) and the last page:
+        the probe windows (a window with room after the last review; the window of each of
+        the owner's pending reviews) for the next poll."""
+        last = last_pages[-1]
+        reviews = earlier + list(last.items)
+        if reviews and (last.full or not last.etag):
+            # no room after the last review in the window read: take one that has some
+            room = cl.read(best_probe(len(reviews) - 1))
+            if room.items and room.etag and [r["id"] for r in room.items] == [
+                    r["id"] for r in reviews[room.window.start:room.window.end]]:
+                last = room
+        if not (last.etag and not last.full):
+            return ReviewListing(reviews, [])
+        if any(not e["etag"] for e in skeleton):  # a page read in halves has none
+            skeleton = []
+        probes = [{"page": last.window.page, "per_page": last.window.per_page,
+                   "etag": last.etag}]
+        windows = [(e["page"], e["per_page"], e["etag"]) for e in skeleton] + [
+            (p.window.page, p.window.per_page, p.etag) for p in last_pages]
+        for offset, r in enumerate(reviews):
+            if r.get("state") != "PENDING":
+                continue
+            for page, per_page, etag in windows:
+                w = Window(page, per_page)
+                probe = {"page": page, "per_page": per_page, "etag": etag}
+                if w.start <= offset < w.end and etag and probe not in probes:
+                    probes.append(probe)
+        return ReviewListing(reviews, probes, skeleton)
 
     # -- a review's comments -----------------------------------------------------------------
     def comments_of(self, review_id: int) -> Tuple[List[Dict[str, Any]], bool]:
@@ -431,16 +499,20 @@ class ReviewStream(Stream):
         """Reviews after `previous` (the newest `limit` without a cursor, else the oldest
         `limit` after it), each as (review, its comments)."""
         first: Optional[Page] = None
-        if hint and previous and hint.get("cursor") == previous and hint.get("probes"):
-            pages = self.probe(hint)
-            if all(p.not_modified for p in pages):
-                return Batch(self.kind, cursor=previous, hint=hint, not_modified=True)
-            changed = pages[-1] if pages else None
-            if (changed is not None and changed.window.start == 0
-                    and changed.window.per_page == PER_PAGE_MAX):
-                first = changed  # the list's first page: no need to read it again
+        listing: Optional[ReviewListing] = None
         try:
-            listing = self.listing(first)
+            if hint and previous and hint.get("cursor") == previous and hint.get("probes"):
+                pages = self.probe(hint)
+                if all(p.not_modified for p in pages):
+                    return Batch(self.kind, cursor=previous, hint=hint, not_modified=True)
+                changed = pages[-1] if pages else None
+                if _valid_skeleton(hint.get("pages")):
+                    listing = self.partial_listing(hint["pages"], changed)
+                elif (changed is not None and changed.window.start == 0
+                      and changed.window.per_page == PER_PAGE_MAX):
+                    first = changed  # the list's first page: no need to read it again
+            if listing is None:
+                listing = self.listing(first)
         except PageBudgetExhausted:
             self.warnings.append(f"--max-pages {self.max_pages} stopped reading the reviews of "
                                  f"{self.label}; no review was returned")
@@ -461,9 +533,13 @@ class ReviewStream(Stream):
             chosen = first_kept(new, limit, self.keep)
             batch.more_available = len(new) > len(chosen)
             handled = [r for r in submitted if not is_new_review(r, previous) or r in chosen]
+        if any("node_id" not in r for r in chosen):  # a skeleton never is new: read it all
+            return self.read(previous, None, limit)
         batch.cursor = review_cursor(handled, previous)
         if not batch.more_available and listing.probes:
             batch.hint = {"cursor": batch.cursor, "probes": listing.probes}
+            if listing.skeleton:
+                batch.hint["pages"] = listing.skeleton
         for review in chosen:
             comments, truncated = self.comments_of(review["id"])
             batch.items.append((review, comments))
