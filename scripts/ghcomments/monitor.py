@@ -611,8 +611,9 @@ class PullRequestRound(Round):
             truncated = any(b.truncated for b in reading.batches.values())
             next_cp = {k: reading.cursors[k] for k in KINDS}
             if update_state:
-                state_updated = self._write_checkpoint(previous, next_cp, reading.hints,
-                                                       force, check_previous=False)
+                with self.store.locked():
+                    state_updated = self._write_checkpoint(previous, next_cp, reading.hints,
+                                                           force, check_previous=False)
             if SYSTEM_NOTE not in self.warnings:
                 self.warnings.append(SYSTEM_NOTE)
         self._note_hidden(comments, reviews, inline)
@@ -649,41 +650,43 @@ class PullRequestRound(Round):
     def _write_checkpoint(self, previous: Any, target: Dict[str, Any], hints: Dict[str, Any],
                           force: bool, check_previous: bool, upd: Any = None,
                           snapshot_id: Optional[str] = None) -> bool:
-        """Write `target` unless already applied; refuse a moved checkpoint or a step back."""
-        with self.store.locked():
-            stored = _parts(self.store.read_checkpoint())
-            if _same(stored, target):
-                return False
-            if check_previous:
-                check_confirmable(upd, snapshot_id, _same(stored, previous),
-                                  _describe(previous), _describe(stored))
-            if stored and not force:
-                old_conv = (stored.get("conversation") or {}).get("last_comment_id") or 0
-                new_conv = (target.get("conversation") or {}).get("last_comment_id") or 0
-                if new_conv < old_conv or cursor_key(target.get("reviews")) < cursor_key(
-                        stored.get("reviews")):
-                    raise StateError(f"refusing to move the checkpoint backwards from "
-                                     f"{_describe(stored)} to {_describe(target)} (pass "
-                                     "--force to do it anyway)")
-            self.store.write_checkpoint(self._checkpoint_doc(target, hints))
+        """Write `target` unless already applied; refuse a moved checkpoint or a step back.
+        The caller holds the lock."""
+        stored = _parts(self.store.read_checkpoint())
+        if _same(stored, target):
+            return False
+        if check_previous:
+            check_confirmable(upd, snapshot_id, _same(stored, previous),
+                              _describe(previous), _describe(stored))
+        if stored and not force:
+            old_conv = (stored.get("conversation") or {}).get("last_comment_id") or 0
+            new_conv = (target.get("conversation") or {}).get("last_comment_id") or 0
+            if new_conv < old_conv or cursor_key(target.get("reviews")) < cursor_key(
+                    stored.get("reviews")):
+                raise StateError(f"refusing to move the checkpoint backwards from "
+                                 f"{_describe(stored)} to {_describe(target)} (pass "
+                                 "--force to do it anyway)")
+        self.store.write_checkpoint(self._checkpoint_doc(target, hints))
         return True
 
     def confirm(self, snapshot_id: Optional[str], force: bool) -> Dict[str, Any]:
         doc = self._base()
-        upd = self.store.read_updates()
-        if upd is None:
-            raise StateError(f"no updates file at {self.store.paths.updates}: run "
-                             "check_issue_updates.py --pr first, then confirm what it returned")
-        previous = _parts(self.store.read_checkpoint())
-        target = upd.get("recommended_checkpoint")
-        if not isinstance(target, dict):
-            raise StateError(f"updates file {self.store.paths.updates} holds no recommended "
-                             "checkpoint; left as it is")
-        written = self._write_checkpoint(upd.get("previous_checkpoint"), target,
-                                         upd.get("poll_hint") or {}, force,
-                                         check_previous=True, upd=upd,
-                                         snapshot_id=snapshot_id)
-        after = _parts(self.store.read_checkpoint())
+        with self.store.locked():  # the updates file and the checkpoint read as one
+            upd = self.store.read_updates()
+            if upd is None:
+                raise StateError(f"no updates file at {self.store.paths.updates}: run "
+                                 "check_issue_updates.py --pr first, then confirm what it "
+                                 "returned")
+            previous = _parts(self.store.read_checkpoint())
+            target = upd.get("recommended_checkpoint")
+            if not isinstance(target, dict):
+                raise StateError(f"updates file {self.store.paths.updates} holds no "
+                                 "recommended checkpoint; left as it is")
+            written = self._write_checkpoint(upd.get("previous_checkpoint"), target,
+                                             upd.get("poll_hint") or {}, force,
+                                             check_previous=True, upd=upd,
+                                             snapshot_id=snapshot_id)
+            after = _parts(self.store.read_checkpoint())
         doc.update({
             "selector": {"type": "confirm_updates", "snapshot_id": upd["snapshot_id"],
                          "through": None},
