@@ -17,7 +17,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict, Tuple
 
-from ghcomments import __version__  # noqa: F401  (re-exported)
+from ghcomments import (
+    __version__,  # noqa: F401  (re-exported)
+    interrupt,
+)
 from ghcomments.cli import (  # noqa: F401
     Context,
     add_connection_args,
@@ -71,6 +74,7 @@ def _round(ctx: Context, args: argparse.Namespace, network: bool = True) -> Roun
 def check_issue_updates(args: argparse.Namespace) -> Result:
     """Read-only check after the checkpoint; overwrites this round's updates file.
     With --wait, polls until something would be returned (CONTRACT section 13)."""
+    interrupt.install()  # one commit point (CONTRACT section 14)
     _options(args)  # filter flags and wait bounds checked before anything else
     wait = Wait(args.wait, args.poll_interval) if args.wait is not None else None
     ctx = Context(args)
@@ -92,6 +96,7 @@ def exit_code(doc: Dict[str, Any]) -> int:
 
 def get_latest_comments(args: argparse.Namespace) -> Result:
     """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12)."""
+    interrupt.install()  # one commit point (CONTRACT section 14)
     pr = getattr(args, "pr", None) is not None
     names = ["comment_id"] + (["review_comment_id", "review_id"] if pr else []) + [
         "since_comment_id", "last_n"]
@@ -125,14 +130,9 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     ctx = Context(args)
     round_ = _round(ctx, args, network=not args.confirm_updates)
     if args.confirm_updates:
-        if isinstance(round_, PullRequestRound):
-            return _shaped(round_.confirm(args.snapshot_id, args.force), args)
         return _shaped(round_.confirm(args.snapshot_id, args.through, args.force), args)
     limit = args.limit
-    if isinstance(round_, PullRequestRound):
-        return _shaped(round_.fetch(selector, value, limit or DEFAULT_LIMIT, args.update_state,
-                                    args.force), args)
-    if limit is None and selector == "checkpoint":
+    if limit is None and (selector == "checkpoint" or ctx.pr is not None):
         limit = DEFAULT_LIMIT
     return _shaped(round_.fetch(selector, value, limit, args.update_state, args.force), args)
 

@@ -83,3 +83,51 @@ def comment_requests(fake, method: str = "GET"):
     """The fake's log entries for issue-comment list reads (the monitor's requests)."""
     return [r for r in fake.requests if r.method == method and r.path.endswith("/comments")
             and "/issues/" in r.path]
+
+
+def state_dir(root) -> Path:
+    return Path(root) / ".tmp" / "runs" / "default" / "gh-issue-comment-monitor"
+
+
+class Agent:
+    """An agent's monitor commands on one issue (`--issue N`) or pull request (`--pr N`),
+    run as subprocesses against `fake`; `check` and `latest` clear the fake's log first, so
+    `fake.requests` afterwards holds exactly that command's requests."""
+
+    def __init__(self, fake, root, flag: str, number: int, env: Optional[Dict[str, str]] = None,
+                 name: str = NAME) -> None:
+        self.fake, self.root, self.flag, self.number = fake, Path(root), flag, number
+        self.env = env if env is not None else script_env(fake)
+        self.name = name
+
+    @property
+    def stem(self) -> str:
+        return f"{OWNER}-{self.name}-{self.number}" + ("-pr" if self.flag == "--pr" else "")
+
+    def file(self, kind: str = "") -> Path:
+        """The checkpoint (""), "updates" or "hints" file."""
+        return state_dir(self.root) / (self.stem + (f"-{kind}" if kind else "") + ".json")
+
+    def run(self, script: str, *args: Any, env: Optional[Dict[str, str]] = None) -> Run:
+        self.fake.clear_log()
+        return run_script(script, "--repo", f"{OWNER}/{self.name}", self.flag, self.number,
+                          "--root", self.root, *args, env=env or self.env)
+
+    def check(self, *args: Any, **kw: Any) -> Run:
+        return self.run("check_issue_updates.py", *args, **kw)
+
+    def latest(self, *args: Any, **kw: Any) -> Run:
+        return self.run("get_latest_comments.py", *args, **kw)
+
+    def confirm(self, snapshot: str, *args: Any) -> Run:
+        return self.latest("--confirm-updates", "--snapshot-id", snapshot, *args)
+
+    def look_and_confirm(self, *args: Any) -> Dict[str, Any]:
+        r = self.check(*args)
+        assert r.code == 0, r
+        c = self.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        return r.json
+
+    def statuses(self):
+        return [q.status for q in self.fake.requests]

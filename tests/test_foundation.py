@@ -311,6 +311,7 @@ def test_writes_are_atomic_and_leave_no_temp_files(issue, tmp_path):
         issue.add_comments(OWNER, "hello", ISSUE, 2)
     folder = tmp_path / ".tmp" / "runs" / "default" / "gh-issue-comment-monitor"
     assert sorted(p.name for p in folder.iterdir()) == [".octo-hello-5.lock",
+                                                       "octo-hello-5-hints.json",
                                                        "octo-hello-5-updates.json",
                                                        "octo-hello-5.json"]
 

@@ -111,6 +111,10 @@ def pr_updates(root):
     return state_dir(root) / "octo-hello-7-pr-updates.json"
 
 
+def pr_hints(root):
+    return state_dir(root) / "octo-hello-7-pr-hints.json"
+
+
 def issue_checkpoint(root):
     return state_dir(root) / "octo-hello-7.json"
 
@@ -1180,9 +1184,9 @@ def test_a_late_review_landing_in_an_earlier_page_is_read_whole_and_returned(pr,
 def test_a_corrupt_stored_skeleton_is_not_trusted(pr, env, root):
     many_reviews(pr, 120)
     look_and_confirm(env, root)
-    path = pr_checkpoint(root)
+    path = pr_hints(root)
     doc = json.loads(path.read_text())
-    doc["poll_hints"]["reviews"]["pages"][0]["items"] = "not a skeleton"
+    doc["hints"]["reviews"][0]["pages"][0]["items"] = "not a skeleton"
     path.write_text(json.dumps(doc))
     rid, _ = review(pr, comments=0, state="APPROVED")
     r = check(env, root, fake=pr)

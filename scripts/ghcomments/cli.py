@@ -16,6 +16,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Set
 from . import config
 from .client import GitHubClient
 from .errors import AuthError, BundleError, UsageError, encode_json
+from .interrupt import Interrupted
 from .state import (
     StatePaths,
     StateStore,
@@ -245,9 +246,15 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
         emit(doc, text)
         for warning in (doc.get("warnings") or []) if isinstance(doc, dict) else []:
             print(f"warning: {scrub(str(warning))}", file=sys.stderr)
+        if isinstance(doc, dict) and doc.get("interrupted"):  # a signal before the commit point
+            return 143 if doc.get("signal") == "SIGTERM" else 130
         return exit_code(doc) if exit_code else 0
     except BundleError as err:
         return emit_error(err)
+    except Interrupted as stop:  # before a round began (a signal during start-up)
+        emit({"interrupted": True, "signal": stop.name, "snapshot_id": None,
+              "state_updated": False, "warnings": []})
+        return stop.exit_code
     except KeyboardInterrupt:
         return emit_error(BundleError("interrupted"))
     except BrokenPipeError:

@@ -7,8 +7,14 @@ reads it is counted (`hidden_characters`) and, on request or in summaries, writt
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from typing import Any, Dict, Optional
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace(
+        "+00:00", "Z")
 
 # C0 controls but tab and newline (a CR directly before a newline is part of a CRLF line end,
 # which GitHub's web editor writes; a lone CR can overwrite a terminal line and counts), DEL,
@@ -93,7 +99,8 @@ def pull_number(url: Any) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def _author(raw: Dict[str, Any]) -> Dict[str, Any]:
+def author_of(raw: Dict[str, Any]) -> Dict[str, Any]:
+    """The author fields of any item (what the author filters decide on)."""
     user = raw.get("user")
     return {"author": _login(user),
             "author_type": user.get("type") if isinstance(user, dict) else None,
@@ -106,7 +113,7 @@ def review(raw: Dict[str, Any], comment_count: int, max_body_chars: Optional[int
     out = {"id": raw.get("id"), "node_id": raw.get("node_id"), "state": raw.get("state"),
            "submitted_at": raw.get("submitted_at"), "commit_id": raw.get("commit_id"),
            "url": raw.get("html_url")}
-    out.update(_author(raw))
+    out.update(author_of(raw))
     out.update(cut_body(raw.get("body"), max_body_chars, reveal_hidden))
     out["comment_count"] = comment_count
     return out
@@ -129,7 +136,7 @@ def review_comment(raw: Dict[str, Any], max_body_chars: Optional[int] = None,
            "start_line": raw.get("start_line"), "side": raw.get("side"),
            "original_line": raw.get("original_line"), "commit_id": raw.get("commit_id"),
            "outdated": subject == "line" and raw.get("line") is None}
-    out.update(_author(raw))
+    out.update(author_of(raw))
     out.update({"created_at": created, "updated_at": updated,
                 "edited": (created is not None and updated is not None and created != updated),
                 "url": raw.get("html_url")})

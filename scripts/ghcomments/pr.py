@@ -29,8 +29,7 @@ from .errors import (
     ServerError,
     UsageError,
 )
-from .monitor import now_iso
-from .normalize import cut_body, is_trusted, reveal
+from .normalize import cut_body, is_trusted, now_iso, reveal
 from .state import validate_issue_number
 
 PAGE = 100

@@ -138,6 +138,7 @@ class Page:
     links: Dict[str, str]
     etag: Optional[str]
     not_modified: bool = False
+    parts: List[Page] = field(default_factory=list)  # the half windows it was read as
 
     @property
     def has_next(self) -> bool:
@@ -236,7 +237,7 @@ class CommentList:
                      if window.start <= part.window.start + i < window.end]
             last = parts[-1]
             beyond = last.has_next or last.window.start + len(last.items) > window.end
-            return Page(window, items, {"next": ""} if beyond else {}, None)
+            return Page(window, items, {"next": ""} if beyond else {}, None, parts=parts)
         raise ServerError(f"{self.what}: the list kept changing while it was read in halves",
                           status=exc.status)
 

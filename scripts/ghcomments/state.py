@@ -3,12 +3,16 @@
 Layout (CONTRACT section 3):
   <root>/.tmp/runs/<run-id>/gh-issue-comment-monitor/owner-repo-ISSUE.json          checkpoint
   <root>/.tmp/runs/<run-id>/gh-issue-comment-monitor/owner-repo-ISSUE-updates.json  updates
+  <root>/.tmp/runs/<run-id>/gh-issue-comment-monitor/owner-repo-ISSUE-hints.json    poll hints
   <root>/.tmp/retained/<name>/gh-issue-comment-monitor/...                           long-lived
 
 Every name is validated before a path is built from it; nothing is followed through a symlink;
 writes are atomic (temp file in the same folder, flush, fsync, rename, fsync of the folder)
 under an advisory flock on a hidden lock file beside the pair; a corrupt or mismatched file is
-reported (exit 7) and left exactly as it is.
+reported (exit 7) and left exactly as it is. The hints file is a cache (CONTRACT section 14):
+one that cannot be used is ignored and replaced, never an error.
+
+A write's rename is the commit point of the command (interrupt.py): signals are held from there.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ import re
 import stat
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional, Tuple
 
+from . import interrupt, records
 from .errors import StateError, UsageError, encode_json
 
 SCHEMA_VERSION = 1
@@ -70,6 +75,7 @@ class StatePaths:
     checkpoint: str
     updates: str
     lock: str
+    hints: str = ""
 
 
 def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], owner: str,
@@ -97,7 +103,8 @@ def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], 
     return StatePaths(root=root, folder=folder,
                       checkpoint=os.path.join(folder, f"{stem}.json"),
                       updates=os.path.join(folder, f"{stem}-updates.json"),
-                      lock=os.path.join(folder, f".{stem}.lock"))
+                      lock=os.path.join(folder, f".{stem}.lock"),
+                      hints=os.path.join(folder, f"{stem}-hints.json"))
 
 
 def _ensure_folder(paths: StatePaths) -> None:
@@ -124,28 +131,43 @@ def _ensure_folder(paths: StatePaths) -> None:
 
 
 def _pause(step: str) -> None:
+    """Tests: SECONDS pauses at every step ("write", "rename", "renamed"); STEP:SECONDS at one."""
     spec = os.environ.get(PAUSE_ENV)
     if spec:
+        name, _, value = spec.rpartition(":")
+        if name and name != step:
+            return
         try:
-            time.sleep(float(spec))
+            time.sleep(float(value))
         except ValueError:
             pass
 
 
-def _atomic_write_bytes(path: str, data: bytes) -> None:
+def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
+    """Temp file, flush, fsync, rename, fsync of the folder; `commit`: the rename is the
+    command's commit point (signals are held from it on)."""
     folder, base = os.path.split(path)
     tmp = os.path.join(folder, f".{base}.tmp-{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     try:
-        half = len(data) // 2
-        os.write(fd, data[:half])
-        _pause("write")
-        os.write(fd, data[half:])
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    _pause("rename")
+        try:
+            half = len(data) // 2
+            os.write(fd, data[:half])
+            _pause("write")
+            os.write(fd, data[half:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _pause("rename")
+        if commit:
+            interrupt.hold()  # from the rename on, a signal no longer interrupts
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     os.replace(tmp, path)
+    if commit:
+        _pause("renamed")
     dfd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dfd)
@@ -197,31 +219,19 @@ def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) ->
         os.close(fd)  # closing releases the flock
 
 
-def write_json(path: str, doc: Dict[str, Any]) -> None:
+def write_json(path: str, doc: Dict[str, Any], commit: bool = False) -> None:
     """Atomically replace `path` with `doc` (the caller holds the lock)."""
-    _atomic_write_bytes(path, encode_json(doc))
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    _atomic_write_bytes(path, encode_json(doc), commit)
 
 
 def _valid_issue_checkpoint(doc: Dict[str, Any]) -> bool:
-    created = doc.get("last_comment_created_at")
-    return _is_int(doc.get("last_comment_id")) and (created is None or isinstance(created, str))
+    return records.conversation_cursor(doc)
 
 
 def _valid_pr_checkpoint(doc: Dict[str, Any]) -> bool:
     conv, rev = doc.get("conversation"), doc.get("reviews")
-    if conv is not None and not (isinstance(conv, dict) and _valid_issue_checkpoint(conv)):
-        return False
-    if rev is None:
-        return True
-    recent = rev.get("recent_review_ids") if isinstance(rev, dict) else None
-    when = rev.get("last_submitted_at") if isinstance(rev, dict) else None
-    return (isinstance(rev, dict) and _is_int(rev.get("last_review_id"))
-            and (when is None or isinstance(when, str))
-            and isinstance(recent, list) and all(_is_int(i) for i in recent))
+    return ((conv is None or records.conversation_cursor(conv))
+            and (rev is None or records.review_cursor(rev)))
 
 
 class StateStore:
@@ -270,6 +280,28 @@ class StateStore:
                              "new_comments); left as it is")
         return doc
 
+    def read_hints(self) -> Tuple[Dict[str, Any], Optional[str]]:
+        """The stored poll hints by stream ({kind: [hint, ...]}) and why none could be used
+        (None when the file is fine or simply missing). A cache: never an error."""
+        try:
+            doc = read_json(self.paths.hints, "hints file")
+        except StateError as exc:
+            return {}, f"{exc.message}: ignored (it is a cache, rebuilt on the next write)"
+        if doc is None:
+            return {}, None
+        hints, repo = doc.get("hints"), doc.get("repository")
+        if (doc.get("schema_version") != SCHEMA_VERSION or not isinstance(hints, dict)
+                or not isinstance(repo, str) or repo.lower() != self.repository.lower()
+                or doc.get(self.identity) != self.issue):
+            return {}, (f"hints file {self.paths.hints} is of another shape or belongs to "
+                        "another issue: ignored (a cache, rebuilt on the next write)")
+        return {k: v for k, v in hints.items() if isinstance(v, list)}, None
+
+    def write_hints(self, hints: Dict[str, Any]) -> None:
+        self._write(self.paths.hints, {"schema_version": SCHEMA_VERSION,
+                                       "repository": self.repository,
+                                       self.identity: self.issue, "hints": hints})
+
     # -- locking and writing ---------------------------------------------------------------
     @contextlib.contextmanager
     def locked(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[StateStore]:
@@ -283,7 +315,7 @@ class StateStore:
 
     def _clean_leftovers(self) -> None:
         """Remove temp files a killed writer left behind (only writers hold the lock)."""
-        for path in (self.paths.checkpoint, self.paths.updates):
+        for path in (self.paths.checkpoint, self.paths.updates, self.paths.hints):
             folder, base = os.path.split(path)
             prefix = f".{base}.tmp-"
             for entry in os.listdir(folder):
@@ -294,7 +326,7 @@ class StateStore:
     def _write(self, path: str, doc: Dict[str, Any]) -> None:
         if not self._locked:
             raise RuntimeError("state written without the lock")
-        write_json(path, doc)
+        write_json(path, doc, commit=True)
 
     def write_checkpoint(self, doc: Dict[str, Any]) -> None:
         self._write(self.paths.checkpoint, doc)

@@ -36,9 +36,9 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import normalize
+from . import normalize, records
 from .errors import NotFoundError, ServerError
 from .scan import (
     PER_PAGE_MAX,
@@ -52,6 +52,7 @@ from .scan import (
     best_probe,
     first_kept,
     last_kept,
+    next_window,
 )
 
 GRACE_SECONDS = 3600
@@ -111,25 +112,90 @@ def get_item(client: Any, path: str, what: str, missing: str) -> Dict[str, Any]:
 class Stream:
     """What every stream has: where it reads, its --max-pages, the round's warnings, the
     author filters as a test on raw items (`--limit` counts only what they keep), and the
-    pages it read."""
+    pages it read. A stream also knows its cursor (how two compare, which is further) and its
+    poll hint (its shape, and which cursor it was measured for): the round (monitor.py) keeps
+    every rule about checkpoints, hints and confirms, for every stream alike."""
 
     kind = ""
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
-                 warnings: List[str], keep: Optional[Keep] = None) -> None:
+                 warnings: List[str], keep: Optional[Keep] = None,
+                 reason: Optional[Callable[[Dict[str, Any]], Optional[str]]] = None) -> None:
         self.client = client
         self.owner, self.repo, self.number = owner, repo, number
         self.max_pages = max_pages
         self.warnings = warnings
         self.keep = keep
+        self.reason = reason or (lambda _raw: None)  # why a raw item is left out, or None
         self.pages = 0
         self.label = f"{owner}/{repo}#{number}"
+
+    # -- cursors and hints (typed records: records.py) ----------------------------------------
+    @staticmethod
+    def same(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:
+        raise NotImplementedError
+
+    @staticmethod
+    def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
+        """The order of cursors: a checkpoint only moves to a larger key."""
+        raise NotImplementedError
+
+    @staticmethod
+    def valid_hint(hint: Any) -> bool:
+        raise NotImplementedError
+
+    @staticmethod
+    def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:
+        raise NotImplementedError
+
+    def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
+             limit: int, *, sharpen: bool = True) -> Batch:
+        raise NotImplementedError
+
+    def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
+                include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
+                                               Dict[str, Dict[str, int]]]:
+        """What a batch shows (each item normalised once) and what the filters left out,
+        by kind; every decision is made on the raw item."""
+        raise NotImplementedError
+
+    def _count(self, counts: Dict[str, int], why: str, n: int = 1) -> None:
+        counts[why] = counts.get(why, 0) + n
 
 
 class ConversationStream(Stream):
     """An issue's (or a PR's) conversation comments after an id cursor."""
 
     kind = "conversation"
+    zero_when_empty = False  # no cursor and no comment: recommend the zero cursor (a PR round)
+
+    @staticmethod
+    def same(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:
+        return (a or {}).get("last_comment_id") == (b or {}).get("last_comment_id")
+
+    @staticmethod
+    def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
+        return (int((cursor or {}).get("last_comment_id") or 0),)
+
+    @staticmethod
+    def valid_hint(hint: Any) -> bool:
+        return records.conversation_hint(hint)
+
+    @staticmethod
+    def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:
+        return cursor is not None and hint.get("comment_id") == cursor.get("last_comment_id")
+
+    def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
+                include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
+                                               Dict[str, Dict[str, int]]]:
+        shown, counts = [], {}  # type: ignore[var-annotated]
+        for raw in batch.items:
+            why = self.reason(raw)
+            if why is None:
+                shown.append(normalize.issue_comment(raw, max_body_chars, reveal_hidden))
+            else:
+                self._count(counts, why)
+        return {"new_comments": shown}, {"conversation": counts}
 
     def one_comment(self, comment_id: int) -> Dict[str, Any]:
         """Exactly that comment (one request); one of another issue is exit 4 naming it."""
@@ -154,40 +220,40 @@ class ConversationStream(Stream):
 
     @staticmethod
     def hint_for(result: ScanResult, comment_id: int) -> Optional[Dict[str, Any]]:
-        """The poll hint to keep with a checkpoint at `comment_id`, from the scan that saw it
-        (at the zero cursor of an empty conversation: its empty first window)."""
-        front = result.front
-        if comment_id == 0:
-            if front is not None and not front.items and front.window.start == 0 and front.etag:
-                return {"comment_id": 0, "offset": None, "page": front.window.page,
-                        "per_page": front.window.per_page, "etag": front.etag, "latest": None}
-            return None
-        offset = result.offsets.get(comment_id)
-        if offset is None:
-            return None
+        """The poll hint for a cursor at `comment_id`, from the scan that saw the list: where
+        the cursor stands (its offset, or that of the last comment before it when it is gone
+        or was never there), and, when nothing lay after it, the window holding the newest
+        comment (or the empty list's window) with its ETag as the probe. A comment arriving,
+        an earlier one deleted or one in the window edited changes that ETag, whether or not
+        the cursor's own comment still exists."""
+        front, newest = result.front, result.newest
+        before = [o for i, o in result.offsets.items() if i <= comment_id]
+        offset = result.offsets.get(comment_id, max(before) if before else None)
         hint: Dict[str, Any] = {"comment_id": comment_id, "offset": offset, "page": None,
                                 "per_page": None, "etag": None, "latest": None}
-        newest = result.newest
-        if (front is not None and front.items and front.last_id == comment_id
-                and not front.full and not front.has_next and front.etag
-                and newest is not None and newest["id"] == comment_id):
+        if (front is not None and front.etag and not front.full and not front.has_next
+                and (newest is None or newest["id"] <= comment_id)
+                and ((front.items and newest is not None and front.last_id == newest["id"])
+                     or (not front.items and front.window.start == 0))):
             hint.update(page=front.window.page, per_page=front.window.per_page, etag=front.etag,
-                        latest=normalize.brief(normalize.issue_comment(newest, 0)))
+                        latest=(normalize.brief(normalize.issue_comment(newest, 0))
+                                if newest is not None else None))
+        elif offset is None:
+            return None
         return hint
 
     def scan_after(self, cursor: int, limit: Optional[int], hint: Optional[Dict[str, Any]],
                    sharpen: bool = False) -> ScanResult:
         cl = self.comment_list()
         probe = etag = offset = None
-        if hint and hint.get("comment_id") == cursor:
+        if records.conversation_hint(hint) and hint.get("comment_id") == cursor:
             if hint.get("etag") and hint.get("page") and hint.get("per_page"):
                 probe, etag = Window(int(hint["page"]), int(hint["per_page"])), hint["etag"]
             if isinstance(hint.get("offset"), int):
                 offset = hint["offset"]
         try:
             result = Scanner(cl, self.keep).after(cursor, limit, probe=probe, etag=etag,
-                                                  offset=offset,
-                                       sharpen=sharpen)
+                                                  offset=offset, sharpen=sharpen)
         finally:
             self._finish(cl)
         if not result.cursor_found:
@@ -226,13 +292,13 @@ class ConversationStream(Stream):
         return result
 
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
-             limit: int, zero_when_empty: bool = False) -> Batch:
-        """The check's read: the newest `limit` without a cursor, else the oldest `limit`
+             limit: int, *, sharpen: bool = True) -> Batch:
+        """The round's read: the newest `limit` without a cursor, else the oldest `limit`
         after it; the recommended cursor and the poll hint that goes with it."""
         if previous is None:
             result = self.tail(limit)
         else:
-            result = self.scan_after(previous["last_comment_id"], limit, hint, sharpen=True)
+            result = self.scan_after(previous["last_comment_id"], limit, hint, sharpen=sharpen)
         raws = result.returned
         batch = Batch(self.kind, items=raws, more_available=result.more_available,
                       truncated=result.truncated, not_modified=result.not_modified,
@@ -241,7 +307,7 @@ class ConversationStream(Stream):
                       else None)
         if result.not_modified:
             batch.latest = hint.get("latest") if hint else None
-            batch.cursor = dict(previous or {}, last_seen_comment_updated_at=None)
+            batch.cursor = dict(cursor_part(previous) or {}, last_seen_comment_updated_at=None)
             batch.hint = hint
             return batch
         newest = result.newest
@@ -250,9 +316,9 @@ class ConversationStream(Stream):
             batch.cursor = checkpoint_of(raws[-1])
         elif previous is not None:
             seen = result.seen.get(previous["last_comment_id"])
-            batch.cursor = dict(previous, last_seen_comment_updated_at=(
+            batch.cursor = dict(cursor_part(previous) or {}, last_seen_comment_updated_at=(
                 seen.get("updated_at") if seen else None))
-        elif zero_when_empty and not result.truncated:
+        elif self.zero_when_empty and not result.truncated:
             batch.cursor = dict(ZERO_CONVERSATION, last_seen_comment_updated_at=None)
         if batch.cursor is not None:
             batch.hint = self.hint_for(result, batch.cursor["last_comment_id"])
@@ -271,13 +337,20 @@ def _when(text: Optional[str]) -> Optional[_dt.datetime]:
         return None
 
 
+def is_dated(raw: Dict[str, Any]) -> bool:
+    return _when(raw.get("submitted_at")) is not None
+
+
 def review_key(raw: Dict[str, Any]) -> Tuple[str, int]:
-    """The order of submitted reviews: (submitted_at, id)."""
-    return (str(raw.get("submitted_at") or ""), int(raw["id"]))
+    """The order of submitted reviews: (submitted_at, id); one without a submission time
+    sorts first (it is read as soon as it is seen, and remembered by id)."""
+    return (str(raw.get("submitted_at") or "") if is_dated(raw) else "", int(raw["id"]))
 
 
 def is_submitted(raw: Dict[str, Any]) -> bool:
-    return raw.get("state") != "PENDING" and _when(raw.get("submitted_at")) is not None
+    """Not a draft. GitHub shows its owner a draft as PENDING with no `submitted_at`; any
+    other review counts as submitted, with or without a submission time."""
+    return raw.get("state") != "PENDING"
 
 
 def cursor_key(cursor: Optional[Dict[str, Any]]) -> Tuple[str, int]:
@@ -290,6 +363,8 @@ def is_new_review(raw: Dict[str, Any], cursor: Dict[str, Any]) -> bool:
     """Not handled under `cursor` (see the module docstring)."""
     if not is_submitted(raw):
         return False
+    if not is_dated(raw):  # no submission time to order it by: remembered by id
+        return raw["id"] not in set(cursor.get("undated_review_ids") or ())
     last = _when(cursor.get("last_submitted_at"))
     if last is None:  # the zero cursor: nothing handled yet
         return True
@@ -299,20 +374,37 @@ def is_new_review(raw: Dict[str, Any], cursor: Dict[str, Any]) -> bool:
     return submitted is not None and submitted >= last - _dt.timedelta(seconds=GRACE_SECONDS)
 
 
-def review_cursor(handled: List[Dict[str, Any]], previous: Optional[Dict[str, Any]]
-                  ) -> Dict[str, Any]:
-    """The cursor after `handled` (every visible submitted review now handled)."""
-    newest = max(handled, key=review_key, default=None)
-    if newest is None or review_key(newest) < cursor_key(previous):
-        if previous:
-            return previous
-        return dict(ZERO_REVIEWS)
-    last = _when(newest["submitted_at"])
-    since = (last - _dt.timedelta(seconds=GRACE_SECONDS)) if last else None
-    recent = sorted(r["id"] for r in handled
-                    if since is not None and (_when(r.get("submitted_at")) or since) >= since)
-    return {"last_review_id": newest["id"], "last_submitted_at": newest["submitted_at"],
-            "recent_review_ids": recent}
+def review_cursor(handled: List[Dict[str, Any]], previous: Optional[Dict[str, Any]],
+                  carry_recent: bool = False) -> Dict[str, Any]:
+    """The cursor after `handled` (every visible submitted review now handled). It never
+    moves back, and a handled review that sorts before the cursor still joins its recent ids
+    (the cursor's own review may have left the list), so it is never returned again.
+    `carry_recent`: `handled` holds only the reviews just read, the earlier ones being
+    unchanged: the previous recent ids all stay (a superset; the next full read prunes it)."""
+    dated = [r for r in handled if is_dated(r)]
+    newest = max(dated, key=review_key, default=None)
+    if newest is not None and review_key(newest) >= cursor_key(previous):
+        last_id, last_at = newest["id"], newest["submitted_at"]
+        keep_old = False
+    elif previous and previous.get("last_submitted_at"):
+        last_id, last_at = previous["last_review_id"], previous["last_submitted_at"]
+        keep_old = True
+    else:
+        last_id, last_at, keep_old = 0, None, False
+    cursor: Dict[str, Any] = {"last_review_id": last_id, "last_submitted_at": last_at,
+                              "recent_review_ids": []}
+    last = _when(last_at)
+    if last is not None:
+        since = last - _dt.timedelta(seconds=GRACE_SECONDS)
+        recent = {r["id"] for r in dated if (_when(r["submitted_at"]) or since) >= since}
+        if keep_old or carry_recent:
+            recent |= set((previous or {}).get("recent_review_ids") or ())
+        cursor["recent_review_ids"] = sorted(recent)
+    undated = set((previous or {}).get("undated_review_ids") or ()) | {
+        r["id"] for r in handled if not is_dated(r)}
+    if undated:
+        cursor["undated_review_ids"] = sorted(undated)
+    return cursor
 
 
 @dataclass
@@ -332,20 +424,24 @@ def _skeleton(page: Page) -> Dict[str, Any]:
             "items": [[r["id"], r.get("submitted_at"), r.get("state")] for r in page.items]}
 
 
-def _valid_skeleton(pages: Any) -> bool:
-    """A stored skeleton in the expected shape (it is private state: distrust it)."""
-    def entry_ok(e: Any) -> bool:
-        return (isinstance(e, dict) and isinstance(e.get("page"), int)
-                and e.get("per_page") == PER_PAGE_MAX and isinstance(e.get("etag"), str)
-                and isinstance(e.get("items"), list)
-                and all(isinstance(i, list) and len(i) == 3 and isinstance(i[0], int)
-                        for i in e["items"]))
-    return (isinstance(pages, list) and bool(pages) and all(entry_ok(e) for e in pages)
-            and [e["page"] for e in pages] == list(range(1, len(pages) + 1)))
+SKELETON = "_from_skeleton"  # marks a review known only from a stored skeleton (no body)
 
 
 def _from_skeleton(entry: Dict[str, Any]) -> List[Dict[str, Any]]:
-    return [{"id": i, "submitted_at": at, "state": state} for i, at, state in entry["items"]]
+    return [{"id": i, "submitted_at": at, "state": state, SKELETON: True}
+            for i, at, state in entry["items"]]
+
+
+def _room_probe(page: Page) -> Dict[str, Any]:
+    """The probe of the window with room after the last review, with what it held (id and
+    state of each review), so that a change that only appends to it can be told apart."""
+    return {"page": page.window.page, "per_page": page.window.per_page, "etag": page.etag,
+            "held": [[r["id"], r.get("state")] for r in page.items]}
+
+
+def _windows(page: Page) -> List[Page]:
+    """The windows actually read for `page`: itself, or the halves it was read as."""
+    return page.parts or [page]
 
 
 class ReviewStream(Stream):
@@ -376,16 +472,15 @@ class ReviewStream(Stream):
                              "pull request: use --issue", status=exc.status)
 
     def probe(self, hint: Dict[str, Any]) -> List[Page]:
-        """The stored probes, read conditionally in turn up to the first that changed (the
-        last page returned); all of them 304 means the review list did not change."""
+        """The stored probes, each read conditionally; all of them 304 means the review list
+        did not change (the first is the window with room after the last review, the others
+        the windows of the owner's drafts: usually there are none)."""
         cl = self._list()
         pages = []
         try:
             for p in hint.get("probes") or []:
                 page = cl.read(Window(int(p["page"]), int(p["per_page"])), p.get("etag"))
                 pages.append(page)
-                if not page.not_modified:
-                    return pages
         except NotFoundError as exc:
             raise self._not_found(exc)
         finally:
@@ -405,8 +500,9 @@ class ReviewStream(Stream):
                 first = None
                 while pages[-1].has_next:
                     pages.append(cl.read(Window(pages[-1].window.page + 1, PER_PAGE_MAX)))
-                if all(cl.read(p.window, p.etag, counts=False).not_modified
-                       for p in pages[:-1] if p.etag):
+                # a page read in halves is checked half by half
+                if all(cl.read(w.window, w.etag, counts=False).not_modified
+                       for p in pages[:-1] for w in _windows(p) if w.etag):
                     break
             else:
                 raise ServerError(f"reviews of {self.label} kept changing while read")
@@ -463,22 +559,71 @@ class ReviewStream(Stream):
             return ReviewListing(reviews, [])
         if any(not e["etag"] for e in skeleton):  # a page read in halves has none
             skeleton = []
-        probes = [{"page": last.window.page, "per_page": last.window.per_page,
-                   "etag": last.etag}]
-        windows = [(e["page"], e["per_page"], e["etag"]) for e in skeleton] + [
-            (p.window.page, p.window.per_page, p.etag) for p in last_pages]
+        probes = [_room_probe(last)]
+        windows = [Window(e["page"], e["per_page"]) for e in skeleton]
+        etags = [e["etag"] for e in skeleton]
+        for p in last_pages:
+            for w in _windows(p):
+                windows.append(w.window)
+                etags.append(w.etag)
         for offset, r in enumerate(reviews):
             if r.get("state") != "PENDING":
                 continue
-            for page, per_page, etag in windows:
-                w = Window(page, per_page)
-                probe = {"page": page, "per_page": per_page, "etag": etag}
-                if w.start <= offset < w.end and etag and probe not in probes:
-                    probes.append(probe)
+            # The owner's draft: its submission changes its window in place. A probe that
+            # already holds it (the last window, when the draft is listed last) is enough.
+            if any(Window(q["page"], q["per_page"]).start <= offset
+                   < Window(q["page"], q["per_page"]).end for q in probes):
+                continue
+            for w, etag in zip(windows, etags):
+                if w.start <= offset < w.end and etag:
+                    probes.append({"page": w.page, "per_page": w.per_page, "etag": etag})
+                    break
         return ReviewListing(reviews, probes, skeleton)
 
+    def appended(self, hint: Dict[str, Any], pages: List[Page]
+                 ) -> Optional[Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]]:
+        """When the only change is reviews appended after the last one (the room window holds
+        what it held, in place, followed by more; every draft window unchanged): the appended
+        reviews and the probes for the next poll, reading only on from the room window with
+        windows that overlap it. None when anything else changed (read the list).
+
+        Before the room window nothing can have changed that makes a review new: an insertion
+        or a deletion there shifts the room window's content; a review submitted from a
+        draft is the owner's (others' drafts are invisible, so theirs arrive as insertions),
+        and the owner's drafts' windows are probed; dismissals and edits change no review
+        into a new one. (Assumed: a submitted review never leaves the list; GitHub's API
+        deletes only pending ones.)"""
+        probes = hint["probes"]
+        if len(pages) != len(probes) or pages[0].not_modified or any(
+                not p.not_modified for p in pages[1:]):
+            return None
+        room, held = pages[0], probes[0].get("held")
+        if not isinstance(held, list) or not held or [[r["id"], r.get("state")] for r in
+                                                      room.items[:len(held)]] != held:
+            return None
+        items = list(room.items[len(held):])
+        cur = room
+        cl = self._list()
+        try:
+            while cur.full or cur.has_next:
+                nxt = cl.read(next_window(cur))
+                at = cur.last_offset - nxt.window.start
+                if not (0 <= at < len(nxt.items)) or nxt.items[at]["id"] != cur.last_id:
+                    return None  # moved while read: read the whole list
+                items += nxt.items[at + 1:]
+                cur = nxt
+        finally:
+            self.pages += cl.pages
+            self.warnings.extend(cl.warnings)
+        last_ids = {x["id"] for x in cur.items}
+        if not cur.etag or any(r.get("state") == "PENDING" and r["id"] not in last_ids
+                               for r in items):
+            return None  # a new draft outside the last window: its probe needs a full read
+        return items, [_room_probe(cur)] + list(probes[1:])
+
     # -- a review's comments -----------------------------------------------------------------
-    def comments_of(self, review_id: int) -> Tuple[List[Dict[str, Any]], bool]:
+    def comments_of(self, review_id: int, quiet: bool = False
+                    ) -> Tuple[List[Dict[str, Any]], bool]:
         """All inline comments of one submitted review, ascending id; (comments, truncated)."""
         cl = CommentList(self.client, self.owner, self.repo, self.number, self.max_pages,
                          path=f"{self.base}/reviews/{review_id}/comments",
@@ -488,25 +633,76 @@ class ReviewStream(Stream):
         finally:
             self.pages += cl.pages
             self.warnings.extend(cl.warnings)
-        if result.truncated:
+        if result.truncated and not quiet:
             self.warnings.append(f"--max-pages {self.max_pages} stopped reading the comments "
                                  f"of review {review_id}; only {len(result.returned)} shown")
         return result.returned, result.truncated
 
+    # -- cursors, hints, presentation -----------------------------------------------------------
+    @staticmethod
+    def same(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:
+        return (a or None) == (b or None)
+
+    @staticmethod
+    def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
+        return cursor_key(cursor)
+
+    @staticmethod
+    def valid_hint(hint: Any) -> bool:
+        return records.review_hint(hint)
+
+    @staticmethod
+    def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:
+        return cursor is not None and hint.get("cursor") == cursor
+
+    def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
+                include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
+                                               Dict[str, Dict[str, int]]]:
+        reviews: List[Dict[str, Any]] = []
+        inline: List[Dict[str, Any]] = []
+        left: Dict[str, int] = {}
+        left_inline: Dict[str, int] = {}
+        for raw, raw_comments in batch.items:
+            why = self.reason(raw)
+            if why is not None:  # a review left out takes its comments with it
+                self._count(left, why)
+                if raw_comments:
+                    self._count(left_inline, why, len(raw_comments))
+                continue
+            kept = []
+            for c in raw_comments:
+                c_why = self.reason(c)
+                if c_why is None:
+                    kept.append(normalize.review_comment(c, max_body_chars, reveal_hidden))
+                else:
+                    self._count(left_inline, c_why)
+            # decided on what GitHub sent, never on a body cut by --max-body-chars
+            system = raw.get("state") == "COMMENTED" and not str(raw.get("body") or "").strip()
+            if not system or include_system:
+                reviews.append(normalize.review(raw, len(kept), max_body_chars, reveal_hidden))
+            inline += kept
+        return ({"new_reviews": reviews, "new_review_comments": inline},
+                {"reviews": left, "review_comments": left_inline})
+
     # -- the stream's read -------------------------------------------------------------------
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
-             limit: int) -> Batch:
+             limit: int, *, sharpen: bool = True, fresh: bool = False) -> Batch:
         """Reviews after `previous` (the newest `limit` without a cursor, else the oldest
-        `limit` after it), each as (review, its comments)."""
+        `limit` after it), each as (review, its comments). `fresh`: read the whole list (a
+        review known only from the stored skeleton turned out to be new)."""
         first: Optional[Page] = None
         listing: Optional[ReviewListing] = None
         try:
-            if hint and previous and hint.get("cursor") == previous and hint.get("probes"):
+            if (not fresh and hint and previous and records.review_hint(hint)
+                    and hint.get("cursor") == previous):
                 pages = self.probe(hint)
                 if all(p.not_modified for p in pages):
                     return Batch(self.kind, cursor=previous, hint=hint, not_modified=True)
-                changed = pages[-1] if pages else None
-                if _valid_skeleton(hint.get("pages")):
+                more = self.appended(hint, pages)
+                if more is not None:
+                    return self._read_appended(previous, hint, more, limit)
+                changed = next((p for p in pages if not p.not_modified), None)
+                if hint.get("pages"):
                     listing = self.partial_listing(hint["pages"], changed)
                 elif (changed is not None and changed.window.start == 0
                       and changed.window.per_page == PER_PAGE_MAX):
@@ -522,8 +718,7 @@ class ReviewStream(Stream):
         if previous is None:
             chosen = last_kept(submitted, limit, self.keep)
             batch.older_not_returned = len(submitted) - len(chosen)
-            handled = submitted
-            batch.more_available = False
+            earlier = submitted[:len(submitted) - len(chosen)]
             if batch.older_not_returned:
                 self.warnings.append(f"no checkpoint: only the newest {len(chosen)} review(s) "
                                      f"were read; {batch.older_not_returned} older review(s) "
@@ -532,19 +727,61 @@ class ReviewStream(Stream):
             new = [r for r in submitted if is_new_review(r, previous)]
             chosen = first_kept(new, limit, self.keep)
             batch.more_available = len(new) > len(chosen)
-            handled = [r for r in submitted if not is_new_review(r, previous) or r in chosen]
-        if any("node_id" not in r for r in chosen):  # a skeleton never is new: read it all
-            return self.read(previous, None, limit)
-        batch.cursor = review_cursor(handled, previous)
+            earlier = [r for r in submitted if not is_new_review(r, previous)]
+        if not fresh and any(r.get(SKELETON) for r in chosen):
+            return self.read(previous, None, limit, fresh=True)  # once: a fresh list has none
+        taken = self._with_comments(chosen, batch)
+        if len(taken) < len(chosen):
+            batch.more_available = True
+        batch.cursor = review_cursor(earlier + taken, previous)
         if not batch.more_available and listing.probes:
             batch.hint = {"cursor": batch.cursor, "probes": listing.probes}
             if listing.skeleton:
                 batch.hint["pages"] = listing.skeleton
-        for review in chosen:
-            comments, truncated = self.comments_of(review["id"])
-            batch.items.append((review, comments))
-            batch.truncated = batch.truncated or truncated
         return batch
+
+    def _read_appended(self, previous: Dict[str, Any], hint: Dict[str, Any],
+                       more: Tuple[List[Dict[str, Any]], List[Dict[str, Any]]], limit: int
+                       ) -> Batch:
+        """The read when reviews were only appended: every earlier review was handled when
+        the hint was made (a hint is kept only for a cursor with nothing after it)."""
+        items, probes = more
+        new = sorted((r for r in items if is_new_review(r, previous)), key=review_key)
+        chosen = first_kept(new, limit, self.keep)
+        batch = Batch(self.kind, more_available=len(new) > len(chosen))
+        taken = self._with_comments(chosen, batch)
+        if len(taken) < len(chosen):
+            batch.more_available = True
+        batch.cursor = review_cursor(taken, previous, carry_recent=True)
+        if not batch.more_available:
+            batch.hint = {"cursor": batch.cursor, "probes": probes}
+            if hint.get("pages"):
+                batch.hint["pages"] = hint["pages"]
+        return batch
+
+    def _with_comments(self, chosen: List[Dict[str, Any]], batch: Batch
+                       ) -> List[Dict[str, Any]]:
+        """Each chosen review with all its inline comments, into `batch`. A review whose
+        comments --max-pages cut is never passed silently: the batch stops before it, or,
+        when it is the batch's first, it is returned alone and named with the read that
+        shows it whole."""
+        taken = []
+        for review in chosen:
+            comments, truncated = self.comments_of(review["id"], quiet=True)
+            if truncated and taken:
+                break
+            batch.items.append((review, comments))
+            taken.append(review)
+            if truncated:
+                batch.truncated = True
+                self.warnings.append(
+                    f"--max-pages {self.max_pages} stopped reading the inline comments of "
+                    f"review {review['id']} (only {len(comments)} shown); the cursor passes "
+                    "it: read it whole with get_latest_comments.py --pr "
+                    f"{self.number} --review-id {review['id']} --max-pages "
+                    f"{max(self.max_pages * 4, 40)}")
+                break
+        return taken
 
     # -- reads by id ---------------------------------------------------------------------------
     def one_review(self, review_id: int) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:

@@ -7,33 +7,33 @@ stream, answered 304 (no rate-limit cost). When a probe changes but every new it
 by the author filters (the agent's own comment, a bot's), the read moved the round's cursors
 and hints past them: the next poll goes on from there, and they are never read again.
 
-SIGINT and SIGTERM end the wait at once with the document so far (`interrupted: true`,
-`snapshot_id: null`); nothing is written. Progress goes to stderr: a line when the wait starts
-and one when it ends, and on a terminal a status line rewritten in place.
+Each next poll comes max(P, X) after the one before (X: the latest X-Poll-Interval GitHub sent);
+a last poll runs at S only when at least X has passed since the one before, otherwise the wait
+ends at the poll before.
+
+SIGINT and SIGTERM (interrupt.py, installed by the command) end the wait at once with the
+document so far (`interrupted: true`, `snapshot_id: null`); nothing is written. Progress goes to
+stderr: a line when the wait starts and one when it ends, and on a terminal a status line
+rewritten in place.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from typing import Any, Dict, Optional, Tuple
 
 from .errors import AuthError, UsageError
 from .filters import add_counts
+from .interrupt import Interrupted
+from .monitor import interrupted_doc
 
 MIN_INTERVAL = 5.0
 MAX_SECONDS = 3600.0
 DEFAULT_INTERVAL = 30.0
 # Tests and benchmarks only: every duration of a wait is multiplied by this factor.
 TIME_SCALE_ENV = "GH_MONITOR_TEST_TIME_SCALE"
-
-
-class Interrupted(Exception):
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
 
 
 def _scale() -> float:
@@ -77,13 +77,17 @@ class Wait:
         sys.stderr.write(text + "\n")
         sys.stderr.flush()
 
-    def _interval(self) -> float:
-        """P, raised to any X-Poll-Interval GitHub sent."""
+    def _told(self) -> float:
+        """The latest X-Poll-Interval GitHub sent (0 when none)."""
         try:
             told = float(self.client.rate.get("x-poll-interval") or 0)
-        except ValueError:
-            told = 0.0
-        return max(self.interval, told)
+        except (TypeError, ValueError):
+            return 0.0
+        return told if 0 <= told <= MAX_SECONDS else 0.0
+
+    def _interval(self) -> float:
+        """P, raised to any X-Poll-Interval GitHub sent."""
+        return max(self.interval, self._told())
 
     def run(self, round_: Any, previous: Any, hints: Any, limit: int
             ) -> Tuple[Dict[str, Any], Any]:
@@ -91,13 +95,6 @@ class Wait:
         what = f"{round_.repository}#{round_.number}"
         self._say(f"waiting up to {self.seconds:g} s for new comments on {what} "
                   f"(a poll every {self.interval:g} s)")
-        handlers = {}
-
-        def stop(signum: int, _frame: Any) -> None:
-            raise Interrupted(signum)
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            handlers[sig] = signal.signal(sig, stop)
         start = time.monotonic()
         polls = 0
         filtered: Dict[str, Any] = {}
@@ -106,11 +103,11 @@ class Wait:
         due = 0.0  # nominal seconds since the start at which the next poll runs
         try:
             while True:
-                elapsed = (time.monotonic() - start) / self.scale
+                began = due  # the poll's nominal time (its real start is as late as the machine)
                 # a rate limit inside the wait is waited out only if it ends before the wait
                 # (GitHub's reset is real time: the test scale applies)
                 self.client.max_wait = self.client.waited + max(
-                    0.0, (self.seconds - elapsed) * self.scale)
+                    0.0, (self.seconds - (time.monotonic() - start) / self.scale) * self.scale)
                 reading = round_.read(cursors, poll_hints, limit)
                 polls += 1
                 _merge(filtered, reading.filtered)
@@ -121,29 +118,25 @@ class Wait:
                     break
                 if reading.more_available and advanced:
                     continue  # a whole batch was left out: read the next one now
-                due = min(due + self._interval(), self.seconds)
-                while due <= elapsed and due < self.seconds:
-                    due = min(due + self._interval(), self.seconds)
+                due = due + self._interval()
+                while due <= elapsed:
+                    due += self._interval()
+                if due >= self.seconds:
+                    # the last poll, at S, only when GitHub's interval has passed by then
+                    if self.seconds - began < self._told() or elapsed >= self.seconds:
+                        break
+                    due = self.seconds
                 self._say(f"{what}: nothing new after {elapsed:.0f} s, {polls} poll(s)",
                           status=True)
                 time.sleep(max(0.0, due - elapsed) * self.scale)
-        except Interrupted as stop_signal:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        except Interrupted as stop:
             waited = (time.monotonic() - start) / self.scale
-            self._say(f"wait interrupted by {signal.Signals(stop_signal.signum).name} after "
-                      f"{waited:.0f} s, {polls} poll(s); nothing was written")
+            self._say(f"wait interrupted by {stop.name} after {waited:.0f} s, {polls} "
+                      "poll(s); nothing was written")
             doc = round_.document(previous, reading or round_.empty_reading(previous),
                                   filtered)
-            doc.update({"snapshot_id": None, "waited_seconds": round(waited, 1),
-                        "polls": polls, "interrupted": True,
-                        "signal": signal.Signals(stop_signal.signum).name})
-            _clear(doc)
-            return doc, reading
-        finally:
-            for sig, old in handlers.items():
-                if signal.getsignal(sig) is not signal.SIG_IGN:
-                    signal.signal(sig, old)
+            doc.update({"waited_seconds": round(waited, 1), "polls": polls})
+            return interrupted_doc(doc, stop), reading
         waited = (time.monotonic() - start) / self.scale
         doc = round_.document(previous, reading, filtered)
         doc.update({"waited_seconds": round(waited, 1), "polls": polls})
@@ -158,12 +151,3 @@ def _merge(total: Dict[str, Any], more: Dict[str, Any]) -> None:
             add_counts(total.setdefault(key, {}), value)
         else:
             total[key] = total.get(key, 0) + value
-
-
-def _clear(doc: Dict[str, Any]) -> None:
-    """An interrupted wait returns nothing to process: it confirms nothing."""
-    for key in ("new_comments", "new_reviews", "new_review_comments"):
-        if key in doc:
-            doc[key] = []
-            doc[key.rstrip("s") + "_count"] = 0
-    doc["has_updates"] = False

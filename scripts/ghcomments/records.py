@@ -1,0 +1,88 @@
+"""The private records a round stores, validated whenever they are loaded.
+
+Cursors live in the checkpoint (a corrupt one is exit 7: state.py); poll hints and review-list
+skeletons live in the hints file and the updates file, and are a cache: a record that fails
+these checks is ignored and rebuilt, never trusted and never an error (CONTRACT section 14).
+
+  conversation cursor  {"last_comment_id": int >= 0, "last_comment_created_at": str | null}
+  review cursor        {"last_review_id": int >= 0, "last_submitted_at": str | null,
+                        "recent_review_ids": [int], "undated_review_ids": [int] (optional)}
+  conversation hint    {"comment_id": int, "offset": int | null, "page": int | null,
+                        "per_page": 1..100 | null, "etag": str | null, "latest": {...} | null}
+  review hint          {"cursor": <review cursor>, "probes": [{"page", "per_page", "etag",
+                        "held": [[id, state], ...] (the first: the window with room)}],
+                        "pages": [<skeleton page>] (optional)}
+  skeleton page        {"page": 1.., "per_page": 100, "etag": str,
+                        "items": [[id, submitted_at | null, state | null], ...]}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PER_PAGE_MAX = 100
+
+
+def _int(value: Any, low: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _opt_str(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _ids(value: Any) -> bool:
+    return isinstance(value, list) and all(_int(i) for i in value)
+
+
+def conversation_cursor(doc: Any) -> bool:
+    return (isinstance(doc, dict) and _int(doc.get("last_comment_id"))
+            and _opt_str(doc.get("last_comment_created_at")))
+
+
+def review_cursor(doc: Any) -> bool:
+    return (isinstance(doc, dict) and _int(doc.get("last_review_id"))
+            and _opt_str(doc.get("last_submitted_at"))
+            and _ids(doc.get("recent_review_ids"))
+            and _ids(doc.get("undated_review_ids", [])))
+
+
+def conversation_hint(doc: Any) -> bool:
+    if not isinstance(doc, dict) or not _int(doc.get("comment_id")):
+        return False
+    page, per_page, etag = doc.get("page"), doc.get("per_page"), doc.get("etag")
+    probe_ok = (page is None and per_page is None and etag is None) or (
+        _int(page, 1) and _int(per_page, 1) and per_page <= PER_PAGE_MAX
+        and isinstance(etag, str) and bool(etag))
+    offset = doc.get("offset")
+    latest = doc.get("latest")
+    return (probe_ok and (offset is None or _int(offset))
+            and (latest is None or isinstance(latest, dict)))
+
+
+def probe(doc: Any) -> bool:
+    held = doc.get("held", []) if isinstance(doc, dict) else None
+    return (isinstance(doc, dict) and _int(doc.get("page"), 1) and _int(doc.get("per_page"), 1)
+            and doc["per_page"] <= PER_PAGE_MAX and isinstance(doc.get("etag"), str)
+            and bool(doc["etag"]) and isinstance(held, list)
+            and all(isinstance(h, list) and len(h) == 2 and _int(h[0]) and _opt_str(h[1])
+                    for h in held))
+
+
+def skeleton(pages: Any) -> bool:
+    """Earlier pages of a review list: pages 1..k of 100, each with its ETag and items."""
+    def entry_ok(e: Any) -> bool:
+        return (isinstance(e, dict) and _int(e.get("page"), 1)
+                and e.get("per_page") == PER_PAGE_MAX and isinstance(e.get("etag"), str)
+                and bool(e["etag"]) and isinstance(e.get("items"), list)
+                and all(isinstance(i, list) and len(i) == 3 and _int(i[0])
+                        and _opt_str(i[1]) and _opt_str(i[2]) for i in e["items"]))
+    return (isinstance(pages, list) and bool(pages) and all(entry_ok(e) for e in pages)
+            and [e["page"] for e in pages] == list(range(1, len(pages) + 1)))
+
+
+def review_hint(doc: Any) -> bool:
+    return (isinstance(doc, dict) and review_cursor(doc.get("cursor"))
+            and isinstance(doc.get("probes"), list) and bool(doc["probes"])
+            and all(probe(p) for p in doc["probes"])
+            and ("pages" not in doc or skeleton(doc["pages"])))
