@@ -197,9 +197,14 @@ def test_without_requests_the_304_poll_confirm_and_dry_run_still_work(
     r = bare(py, "scripts/manage_issue_comment.py", "--action", "create", "--repo", REPOSITORY,
              "--issue", ISSUE, "--body-file", "-", "--dry-run", env=env, stdin=b"hi\n")
     assert r.code == 0 and r.json["dry_run"] is True, r
-    fake.add_comments(OWNER, "hello", ISSUE, 2)  # news: the rest of the round needs requests
+    new = fake.add_comments(OWNER, "hello", ISSUE, 2)  # news that the probe's answer carries
     r = bare(py, "scripts/check_issue_updates.py", "--repo", REPOSITORY, "--issue", ISSUE,
              "--root", tmp_path, env=env)
+    assert r.code == 0 and [c["id"] for c in r.json["new_comments"]] == new, r
+    assert "Traceback" not in r.stderr
+    (tmp_path / "elsewhere").mkdir()
+    r = bare(py, "scripts/check_issue_updates.py", "--repo", REPOSITORY, "--issue", ISSUE,
+             "--root", tmp_path / "elsewhere", env=env)  # a first look: not conditional
     assert_dependency_error(r, py)
 
 
@@ -207,6 +212,8 @@ def test_without_requests_gh_carries_the_reads_with_transport_gh_and_auto(
         fake, gh_env, python_without_requests, tmp_path):
     new = seed(fake, 3)
     py = python_without_requests
+    for name in ("gh", "auto", "auto2"):
+        (tmp_path / name).mkdir()
     r = bare(py, "scripts/check_issue_updates.py", "--repo", REPOSITORY, "--issue", ISSUE,
              "--root", tmp_path / "gh", "--transport", "gh", env=gh_env)
     assert r.code == 0 and [c["id"] for c in r.json["new_comments"]] == new, r
