@@ -295,6 +295,22 @@ def test_claude_serves_an_upgrade_only_when_the_version_moves(archive, tmp_path)
     assert b"A change." in (Path(now["installPath"]) / "SKILL.md").read_bytes()
 
 
+# -- GitHub's Copilot CLI: the same marketplace ----------------------------------------------------
+
+def test_copilot_adds_the_marketplace_and_installs_the_root_skill(archive, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = tool_env(home, COPILOT_AUTO_UPDATE="false", COPILOT_OFFLINE="true")
+    copilot = tool("copilot")
+    r = run([copilot, "plugin", "marketplace", "add", archive], env)
+    assert r.code == 0 and f'"{SKILL}" added' in r.stdout, r
+    r = run([copilot, "plugin", "install", PLUGIN_ID], env)
+    assert r.code == 0 and "Installed 1 skill" in r.stdout, r  # the root SKILL.md
+    r = run([copilot, "plugin", "list"], env)
+    version = json.loads((archive / ".claude-plugin/plugin.json").read_text())["version"]
+    assert r.code == 0 and f"{PLUGIN_ID} (v{version}) (enabled)" in r.stdout, r
+
+
 # -- uv: the PEP 723 block on a Python without requests -------------------------------------------
 
 def test_uv_run_gives_a_python_without_requests_its_dependency(
