@@ -311,6 +311,33 @@ def test_copilot_adds_the_marketplace_and_installs_the_root_skill(archive, tmp_p
     assert r.code == 0 and f"{PLUGIN_ID} (v{version}) (enabled)" in r.stdout, r
 
 
+# -- OpenAI's Codex CLI: the same marketplace --------------------------------------------------------
+
+def test_codex_adds_the_marketplace_and_installs_the_plugin_then_the_script_runs(
+        archive, fake, tmp_path):
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    env = tool_env(home, CODEX_HOME=str(home / ".codex"))
+    codex = tool("codex")
+    r = run([codex, "plugin", "marketplace", "add", archive], env)
+    assert r.code == 0 and f"Added marketplace `{SKILL}`" in r.stdout, r
+    r = run([codex, "plugin", "add", PLUGIN_ID], env)
+    assert r.code == 0, r
+    m = re.search(r"^Installed plugin root: (.+)$", r.stdout, re.M)
+    version = json.loads((archive / ".claude-plugin/plugin.json").read_text())["version"]
+    path = Path(m.group(1).strip())
+    assert path == home / ".codex/plugins/cache" / SKILL / SKILL / version, r
+    r = run([codex, "plugin", "list"], env)
+    assert re.search(rf"^{re.escape(PLUGIN_ID)}\s+installed, enabled\s+{re.escape(version)}\s",
+                     r.stdout, re.M), r
+    new = seed(fake)
+    root = tmp_path / "work"
+    root.mkdir()
+    r = run([SCRIPT_PYTHON, *check_cmd(path / "scripts/check_issue_updates.py", root)],
+            script_env(fake), cwd=root)
+    assert r.code == 0 and [c["id"] for c in r.json["new_comments"]] == new, r
+
+
 # -- uv: the PEP 723 block on a Python without requests -------------------------------------------
 
 def test_uv_run_gives_a_python_without_requests_its_dependency(

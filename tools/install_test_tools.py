@@ -5,7 +5,7 @@
   python3 tools/install_test_tools.py --dest .tmp/tools --only uv
 
 Each tool lands in DEST/NAME (default .tmp/tools, kept between runs): uv from PyPI
-(`pip install --target`), the Claude Code CLI, GitHub's Copilot CLI and vercel-labs' `skills`
+(`pip install --target`); the Claude Code, Copilot and Codex CLIs and vercel-labs' `skills`
 from npm (`npm install --prefix`). A tool already there at its pinned version is left alone.
 A tool that cannot be installed leaves DEST/NAME.unavailable holding why (the registry's
 answer), so the tests that need it skip with that reason; this script still exits 0, so
@@ -29,7 +29,7 @@ DEFAULT_DEST = ROOT / ".tmp" / "tools"
 # Pinned to versions that run on this project's machines (Python 3.11, Node 20):
 # claude-code 2.1.328 is a native binary that runs there (its package.json declares Node 22);
 # skills 1.5.18 is the last release that declares (and runs on) Node 18+, later ones need 22.20;
-# the Copilot CLI 1.0.102 (a native binary too) runs there.
+# the Copilot CLI 1.0.102 and the Codex CLI 0.171.0 (native binaries too) run there.
 TOOLS: Dict[str, Dict[str, str]] = {
     "uv": {"registry": "PyPI", "spec": "uv==0.13.9", "version": "0.13.9", "bin": "bin/uv"},
     "claude": {"registry": "npm", "spec": "@anthropic-ai/claude-code@2.1.328",
@@ -38,6 +38,8 @@ TOOLS: Dict[str, Dict[str, str]] = {
                "bin": "node_modules/.bin/skills"},
     "copilot": {"registry": "npm", "spec": "@github/copilot@1.0.102", "version": "1.0.102",
                 "bin": "node_modules/.bin/copilot"},
+    "codex": {"registry": "npm", "spec": "@openai/codex@0.171.0", "version": "0.171.0",
+              "bin": "node_modules/.bin/codex"},
 }
 # What a client prints when the registry could not be reached (as opposed to a refusal).
 UNREACHABLE = ("ENOTFOUND", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EAI_AGAIN",
