@@ -4,7 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-TOOLS := .tmp/tools
+# The pinned installers the tests drive (tools/install_test_tools.py), kept across clones.
+TOOLS ?= $(or $(GH_MONITOR_TEST_TOOLS),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gh-issue-comment-monitor/test-tools)
 # The Claude Code CLI offline: no updater, telemetry or error reports.
 CLAUDE_ENV := DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
   DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1
@@ -19,12 +20,13 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 test: install test-tools
-	$(BIN)/python -m pytest tests
+	GH_MONITOR_TEST_TOOLS="$(TOOLS)" $(BIN)/python -m pytest tests
 
-# The real installers that tests/test_install_channels.py drives (uv from PyPI; the Claude Code
-# CLI and `skills` from npm), pinned, into $(TOOLS) once; one that cannot be had is skipped.
+# The real installers that tests/test_install_channels.py drives (uv from PyPI; the Claude Code,
+# Copilot and Codex CLIs and `skills` from npm), pinned, into $(TOOLS) once; one that cannot be
+# had makes its tests skip.
 test-tools: install
-	@$(BIN)/python tools/install_test_tools.py --dest $(TOOLS)
+	@$(BIN)/python tools/install_test_tools.py --dest "$(TOOLS)"
 
 # Offline: the real scripts against the fake GitHub on 127.0.0.1 (no token, no GitHub access).
 demo: install
@@ -51,7 +53,7 @@ lint: install
 	@d=$$(mktemp -d) && \
 	  $(BIN)/python tools/install_skill.py --dest "$$d" >/dev/null && \
 	  $(BIN)/agentskills validate "$$d/gh-issue-comment-monitor"; rc=$$?; rm -rf "$$d"; exit $$rc
-	@claude=$$(command -v claude || ls $(TOOLS)/claude/node_modules/.bin/claude 2>/dev/null); \
+	@claude=$$(command -v claude || ls "$(TOOLS)"/claude/node_modules/.bin/claude 2>/dev/null); \
 	  if [ -n "$$claude" ]; then \
 	    h=$$(mktemp -d) && HOME="$$h" $(CLAUDE_ENV) "$$claude" plugin validate . --strict \
 	      >"$$h/out" 2>&1; rc=$$?; [ $$rc -eq 0 ] || cat "$$h/out" >&2; \

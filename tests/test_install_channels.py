@@ -4,7 +4,8 @@ The plugin marketplace through the real Claude Code CLI, `uv run` of the PEP 723
 vercel-labs' `skills add`, each from a `git archive HEAD` copy (never the work tree, which holds
 .venv) and with HOME in a temporary folder; the installed scripts then run against the fake
 GitHub. The tools are pinned in tools/install_test_tools.py and installed by `make test-tools`
-(or here, when missing) into .tmp/tools; a test skips only when its registry cannot be reached.
+(or here, when missing) into a cache folder; a test skips only when its registry cannot be
+reached.
 Then a Python without `requests`: the `dependency` error, and what still works without it.
 """
 
@@ -41,14 +42,18 @@ CLAUDE_OFFLINE = {"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_
 
 # -- helpers --------------------------------------------------------------------------------------
 
+_TRIED: Dict[str, str] = {}  # one install attempt per tool and session
+
+
 def tool(name: str) -> Path:
     """The pinned tool, installed when missing; a skip when its registry cannot be reached."""
     path = tools.binary(name)
     if path is None:
-        reason = tools.install(name, tools.DEFAULT_DEST)
+        if name not in _TRIED:
+            _TRIED[name] = tools.install(name, tools.DEFAULT_DEST) or ""
         path = tools.binary(name)
         if path is None:
-            reason = reason or tools.unavailable(name) or "unknown failure"
+            reason = _TRIED[name] or tools.unavailable(name) or "unknown failure"
             if tools.reachable_failure(reason):
                 pytest.skip(f"{reason} (registry unreachable: this test needs it)")
             pytest.fail(reason)

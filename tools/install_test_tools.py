@@ -2,9 +2,10 @@
 """Install the real installers the install-channel tests drive, pinned, into a cache folder.
 
   python3 tools/install_test_tools.py                  (or: make test-tools; `make test` runs it)
-  python3 tools/install_test_tools.py --dest .tmp/tools --only uv
+  python3 tools/install_test_tools.py --dest /tmp/tools --only uv
 
-Each tool lands in DEST/NAME (default .tmp/tools, kept between runs): uv from PyPI
+Each tool lands in DEST/NAME (default env GH_MONITOR_TEST_TOOLS, else
+~/.cache/gh-issue-comment-monitor/test-tools, kept between runs and clones): uv from PyPI
 (`pip install --target`); the Claude Code, Copilot and Codex CLIs and vercel-labs' `skills`
 from npm (`npm install --prefix`). A tool already there at its pinned version is left alone.
 A tool that cannot be installed leaves DEST/NAME.unavailable holding why (the registry's
@@ -24,8 +25,10 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DEST = ROOT / ".tmp" / "tools"
+# Kept across clones (CI's fresh one included): env GH_MONITOR_TEST_TOOLS, else the user cache.
+DEFAULT_DEST = Path(os.environ.get("GH_MONITOR_TEST_TOOLS") or Path(
+    os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "gh-issue-comment-monitor" / "test-tools")
 # Pinned to versions that run on this project's machines (Python 3.11, Node 20):
 # claude-code 2.1.328 is a native binary that runs there (its package.json declares Node 22);
 # skills 1.5.18 is the last release that declares (and runs on) Node 18+, later ones need 22.20;
