@@ -46,8 +46,9 @@ TOOLS: Dict[str, Dict[str, str]] = {
 }
 # What a client prints when the registry could not be reached (as opposed to a refusal).
 UNREACHABLE = ("ENOTFOUND", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EAI_AGAIN",
-               "ENETUNREACH", "network", "Network is unreachable", "Connection refused",
+               "ENETUNREACH", "Network is unreachable", "Connection refused",
                "Temporary failure in name resolution", "Max retries exceeded", "timed out",
+               "Failed to fetch", "error sending request", "tunnel error",
                "No matching distribution", "Could not find a version", "not installed")
 
 
@@ -82,12 +83,14 @@ def command(name: str, target: Path) -> List[str]:
     tool = TOOLS[name]
     if tool["registry"] == "PyPI":
         return [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                "--no-deps", "--target", str(target), tool["spec"]]
+                "--timeout", "60", "--retries", "2", "--no-deps", "--target", str(target),
+                tool["spec"]]
     npm = shutil.which("npm")
     if npm is None:
         raise FileNotFoundError("npm is not installed (Node.js): apt-get install npm")
     return [npm, "install", "--silent", "--no-save", "--no-package-lock", "--no-audit",
-            "--no-fund", "--prefix", str(target), tool["spec"]]
+            "--no-fund", "--fetch-retries=2", "--fetch-timeout=60000", "--prefix", str(target),
+            tool["spec"]]
 
 
 def install(name: str, dest: Path) -> Optional[str]:
