@@ -4,8 +4,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The pinned installers the tests drive (tools/install_test_tools.py), kept across clones.
+TOOLS ?= $(or $(GH_MONITOR_TEST_TOOLS),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gh-issue-comment-monitor/test-tools)
+# The Claude Code CLI offline: no updater, telemetry or error reports.
+CLAUDE_ENV := DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+  DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1
 
-.PHONY: install install-skill test lint bench demo clean
+.PHONY: install install-skill test test-tools lint bench demo clean
 
 install: $(STAMP)
 
@@ -14,8 +19,14 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $(STAMP)
 
-test: install
-	$(BIN)/python -m pytest tests
+test: install test-tools
+	GH_MONITOR_TEST_TOOLS="$(TOOLS)" $(BIN)/python -m pytest tests
+
+# The real installers that tests/test_install_channels.py drives (uv from PyPI; the Claude Code,
+# Copilot and Codex CLIs and `skills` from npm), pinned, into $(TOOLS) once; one that cannot be
+# had makes its tests skip.
+test-tools: install
+	@$(BIN)/python tools/install_test_tools.py --dest "$(TOOLS)"
 
 # Offline: the real scripts against the fake GitHub on 127.0.0.1 (no token, no GitHub access).
 demo: install
@@ -31,7 +42,8 @@ bench: install
 install-skill:
 	@$(PYTHON) tools/install_skill.py --dest "$(DEST)" $(if $(filter-out 0,$(FORCE)),--force)
 
-# agentskills validates the installed shape: the files install-skill copies, nothing else.
+# agentskills validates the installed shape: the files install-skill copies, nothing else;
+# `claude plugin validate --strict` the plugin marketplace, when the CLI is there (make test-tools).
 lint: install
 	$(BIN)/ruff check .
 	@if ls scripts/*.sh >/dev/null 2>&1; then \
@@ -41,6 +53,12 @@ lint: install
 	@d=$$(mktemp -d) && \
 	  $(BIN)/python tools/install_skill.py --dest "$$d" >/dev/null && \
 	  $(BIN)/agentskills validate "$$d/gh-issue-comment-monitor"; rc=$$?; rm -rf "$$d"; exit $$rc
+	@claude=$$(command -v claude || ls "$(TOOLS)"/claude/node_modules/.bin/claude 2>/dev/null); \
+	  if [ -n "$$claude" ]; then \
+	    h=$$(mktemp -d) && HOME="$$h" $(CLAUDE_ENV) "$$claude" plugin validate . --strict \
+	      >"$$h/out" 2>&1; rc=$$?; [ $$rc -eq 0 ] || cat "$$h/out" >&2; \
+	    tail -n 1 "$$h/out"; rm -rf "$$h"; exit $$rc; \
+	  else echo "claude CLI not installed: plugin manifests not validated (make test-tools)" >&2; fi
 
 clean:
 	rm -rf $(VENV) .venv39 .pytest_cache .ruff_cache .hypothesis .tmp bench-results.md

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.9"
+# dependencies = ["requests>=2.28"]
+# ///
 """Preflight: report what this machine has for the gh-issue-comment-monitor bundle, as JSON.
 
   python3 verify_dependencies.py

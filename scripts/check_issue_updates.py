@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.9"
+# dependencies = ["requests>=2.28"]
+# ///
 """Show what is new on an issue, or on a pull request (--pr: conversation comments, submitted
 reviews and their inline comments), after the checkpoint (read-only), and write this round's
 updates file. Confirm it with get_latest_comments.py --confirm-updates once handled.

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.9"
+# dependencies = ["requests>=2.28"]
+# ///
 r"""Fetch issue comments by selector, or confirm a check's snapshot as the new checkpoint.
 
   python3 scripts/get_latest_comments.py --repo octo/demo --issue 5 --comment-id 4309098042

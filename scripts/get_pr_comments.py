@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.9"
+# dependencies = ["requests>=2.28"]
+# ///
 """Pull-request review feedback, read-only: unresolved review threads by file (GraphQL), then
 general reviews and conversation comments (REST), as a summary or JSON.
 

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.9"
+# dependencies = ["requests>=2.28"]
+# ///
 r"""Create or update one issue comment and print its id, url and a hand-off for other agents.
 The only script that writes to GitHub: run it only when the user asked to post.
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 import pytest
 
 from tests.fakegithub import FakeGitHub
+from tests.support import SCRIPT_PYTHON
 
 GH_TOKEN = "ghp_fakeGitHubTestToken000000000000000000"
 GH_LOGIN = "octocat"
@@ -60,3 +62,16 @@ def gh_env(fake, tmp_path_factory):
         }
     )
     return env
+
+
+@pytest.fixture(scope="session")
+def python_without_requests(tmp_path_factory):
+    """The scripts' Python in a virtual environment without pip or requests: a machine where
+    `requests` is missing and pip is refused (PEP 668). Its interpreter's path."""
+    folder = tmp_path_factory.mktemp("no-requests") / "venv"
+    subprocess.run([SCRIPT_PYTHON, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    probe = subprocess.run([str(python), "-c", "import requests"], capture_output=True,
+                           check=False)
+    assert probe.returncode != 0, f"{python} imports requests: the tests need one without"
+    return str(python)

@@ -6,7 +6,8 @@
   documented: 0, or N when the command ends with `# exits N`. Excepted: commands ending with
   `# needs a real token` (they need the real GitHub) or `# sets up your machine` (installs,
   logins, tokens), `make test` (it runs this file) and
-  `make demo` (run below). `HOME` and `DEST` are a temporary folder, so the README's first-use
+  `make demo` (run below). `uv run …` runs with the pinned uv (tools/install_test_tools.py),
+  skipped only when it cannot be installed. `HOME` and `DEST` are a temporary folder, so the README's first-use
   commands (`make install-skill DEST="$HOME/…"`, then the installed scripts) install into it,
   never into the real home. `SNAPSHOT_ID` is replaced by the `snapshot_id` of the last check
   the same document ran, `COMMENT_ID` by the `commentId` of its last post.
@@ -20,6 +21,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -131,6 +133,27 @@ def doc_text(doc: str) -> str:
 # --------------------------------------------------------------------------- running
 
 
+@functools.cache
+def _uv_bin() -> Optional[Path]:
+    """The pinned uv (make test-tools), for the documented `uv run` commands; None without it."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import install_test_tools as tools
+
+    path = tools.binary("uv")
+    if path is None:
+        tools.install("uv", tools.DEFAULT_DEST)
+        path = tools.binary("uv")
+    return path
+
+
+def _uv_offline(stderr: bytes) -> bool:
+    """A `uv run` that failed because the package index could not be reached."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import install_test_tools as tools
+
+    return tools.reachable_failure(stderr.decode("utf-8", "replace"))
+
+
 def _need_shell_tools() -> Optional[str]:
     missing = [t for t in ("gh", "jq") if shutil.which(t) is None]
     if not missing:
@@ -165,7 +188,12 @@ def _env(fake, tmp_path: Path) -> Dict[str, str]:
     gh_config.mkdir()
     home = tmp_path / "home"  # the README installs the skill under ~: never the real home
     home.mkdir()
+    uv = _uv_bin()
+    if uv is not None:  # `uv run` on this interpreter: requests from PyPI into a kept cache
+        (shim / "uv").symlink_to(uv)
     return clean_env(
+        UV_CACHE_DIR=str(uv.parent.parent.parent / "uv-cache") if uv else "",
+        UV_PYTHON_DOWNLOADS="never", UV_NO_PROGRESS="1",
         HOME=str(home), DEST=str(home / ".claude" / "skills"),
         GITHUB_API_URL=fake.url, GH_TOKEN=DEMO_TOKEN, GH_HOST="github.localhost",
         HTTP_PROXY=fake.url, HTTPS_PROXY=fake.url, http_proxy=fake.url, https_proxy=fake.url,
@@ -206,6 +234,9 @@ def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
             reason = _need_shell_tools()
             if reason:
                 continue
+        if cmd.text.startswith("uv ") and not (Path(env["PATH"].split(os.pathsep)[0])
+                                               / "uv").exists():
+            continue  # uv could not be installed (PyPI unreachable): make test-tools says why
         text = cmd.text
         for name, value in values.items():
             if re.search(rf"\b{name}\b", text):
@@ -219,8 +250,15 @@ def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
             continue
         cwd = REPO if text.startswith("make ") else work
         began = time.monotonic()
-        proc = subprocess.run(["bash", "-c", text], cwd=cwd, env=env, capture_output=True,
+        run_env = env
+        if text.startswith("uv "):  # uv reaches the package index itself, not through the fake
+            run_env = {k: v for k, v in env.items() if k.lower() not in ("http_proxy",
+                                                                          "https_proxy")}
+        proc = subprocess.run(["bash", "-c", text], cwd=cwd, env=run_env, capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=180, check=False)
+        if text.startswith("uv ") and proc.returncode != 0 and not proc.stdout \
+                and _uv_offline(proc.stderr):
+            continue  # the package index is unreachable: nothing to say about the command
         ran += 1
         out = proc.stdout.decode("utf-8", "replace")
         if proc.returncode != cmd.expect:

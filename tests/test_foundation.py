@@ -363,6 +363,30 @@ def test_gh_transport_errors_map_to_exit_codes(issue, gh_env, tmp_path):
     assert r.code == 3, r
 
 
+def test_preflight_without_requests_says_how_to_get_it_and_names_the_python(
+        python_without_requests, tmp_path):
+    env = clean_env(HOME=str(tmp_path), GH_TOKEN="tok-123")
+    proc = subprocess.run([python_without_requests, str(REPO / "verify_dependencies.py")],
+                          env=env, capture_output=True, text=True, check=False)
+    doc = __import__("json").loads(proc.stdout)
+    checks = {c["name"]: c for c in doc["checks"]}
+    assert proc.returncode == 1 and doc["ok"] is False, proc
+    assert checks["requests"]["ok"] is False and checks["requests"]["required"] is True
+    for words in ("pip", "python3-requests", "uv run", python_without_requests):
+        assert words in checks["requests"]["detail"], words
+    assert python_without_requests in checks["python"]["detail"]
+    assert checks["credentials"]["ok"] is True and "Traceback" not in proc.stderr
+    proc = subprocess.run([python_without_requests, str(REPO / "verify_dependencies.py"),
+                           "--check-network"], env=env, capture_output=True, text=True,
+                          check=False)
+    checks = {c["name"]: c for c in __import__("json").loads(proc.stdout)["checks"]}
+    assert proc.returncode == 1 and checks["network"]["detail"] == "needs requests"
+    proc = subprocess.run([sys.executable, str(REPO / "verify_dependencies.py")], env=env,
+                          capture_output=True, text=True, check=False)
+    checks = {c["name"]: c for c in __import__("json").loads(proc.stdout)["checks"]}
+    assert checks["requests"]["ok"] is True and sys.executable in checks["requests"]["detail"]
+
+
 # -- the writer -----------------------------------------------------------------------------------
 
 def test_writer_dry_run_sends_nothing(issue, tmp_path):

@@ -29,8 +29,9 @@ from .state import (
 EXIT_CODES = """exit codes:
   0  success (also "no new comments")       4  not found (repository, issue, PR, comment)
   1  internal error (a bug)                  5  rate limited (see retry_after_seconds)
-  2  usage: bad or missing arguments         6  network or server error
-  3  auth: bad or missing credentials        7  state: checkpoint/updates file refused
+  2  usage: bad or missing arguments, or     6  network or server error
+     dependency: requests not installed      7  state: checkpoint/updates file refused
+  3  auth: bad or missing credentials
 On an error, stdout holds {"error": {"code", "message", "status", "retry_after_seconds"}}."""
 
 _SECRETS: Set[str] = set()
@@ -212,8 +213,29 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
         else:
             warn(f"no token found for {config.host_for(api_url)}: unauthenticated requests "
                  "(60 an hour, public repositories only)")
-        transport = RequestsTransport(token, args.timeout)
+        fallback = (lambda: gh_fallback(api_url, args.timeout, env, warn)) \
+            if args.transport == "auto" else None
+        transport = RequestsTransport(token, args.timeout, fallback=fallback)
     return GitHubClient(api_url, transport, max_wait=args.max_wait, warn=warn)
+
+
+def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
+                warn: Callable[[str], None]) -> Any:
+    """--transport auto on a Python without requests: a gh logged in to the same API, with a
+    warning; None (the `dependency` error) when there is none (CONTRACT section 16)."""
+    from .transport import GhTransport, token_fingerprint
+
+    hostname = env.get("GH_HOST") or config.host_for(api_url)
+    gh = GhTransport(hostname, timeout, env)
+    gh_token = config.gh_auth_token(hostname, env) if gh.gh else None
+    if not gh_token or gh.api_base() != api_url.rstrip("/"):
+        return None
+    _SECRETS.add(gh_token)
+    gh.fingerprint = token_fingerprint(gh_token)
+    warn(f"requests is not installed for {sys.executable}: sending the requests that need it "
+         f"through the logged-in gh CLI ({hostname}) instead; install requests, or run the "
+         "script with `uv run`, for the faster path")
+    return gh
 
 
 def emit(doc: Any, text: Optional[str] = None) -> None:

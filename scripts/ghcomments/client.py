@@ -8,6 +8,7 @@ algorithms need for random access (CONTRACT section 11, "Page URLs").
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -31,10 +32,32 @@ def parse_links(header: Optional[str]) -> Dict[str, str]:
     """rel -> URL from a `Link` header, with requests' own parser."""
     if not header:
         return {}
-    from requests.utils import parse_header_links
-
     return {link["rel"]: link["url"] for link in parse_header_links(header)
             if "rel" in link and "url" in link}
+
+
+def parse_header_links(value: str) -> List[Dict[str, str]]:
+    """requests.utils.parse_header_links, step for step, without importing requests: pages
+    are followed with --transport gh on a Python that has none (CONTRACT section 16)."""
+    links: List[Dict[str, str]] = []
+    strip = " '\""
+    value = value.strip(strip)
+    if not value:
+        return links
+    for val in re.split(", *<", value):
+        try:
+            url, params = val.split(";", 1)
+        except ValueError:
+            url, params = val, ""
+        link = {"url": url.strip("<> '\"")}
+        for param in params.split(";"):
+            try:
+                key, val2 = param.split("=")
+            except ValueError:
+                break
+            link[key.strip(strip)] = val2.strip(strip)
+        links.append(link)
+    return links
 
 
 class GitHubClient:

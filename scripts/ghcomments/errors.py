@@ -34,6 +34,21 @@ class UsageError(BundleError):
     code, exit_code = "usage", 2
 
 
+class DependencyError(BundleError):
+    """`requests` is missing where a request needs it (CONTRACT section 16)."""
+
+    code, exit_code = "dependency", 2
+
+
+def requests_missing(executable: str) -> str:
+    """What to tell a user whose Python has no `requests`: the three ways to get it."""
+    return (f"the Python package requests is not installed for {executable}: install it "
+            f"with `{executable} -m pip install requests` (or `pip install -r "
+            "requirements.txt`), or the distribution's python3-requests (`apt install "
+            "python3-requests`), or run the script with `uv run` in place of `python3` (uv "
+            "installs requests from the script's PEP 723 block)")
+
+
 class AuthError(BundleError):
     code, exit_code = "auth", 3
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any, Dict, List, Mapping, Optional
 
 from . import config
+from .errors import requests_missing
 
 
 def _version(cmd: List[str]) -> Optional[str]:
@@ -33,15 +34,16 @@ def run_checks(api_url: str, env: Mapping[str, str], check_network: bool,
     checks = []
     py_ok = sys.version_info >= (3, 9)
     checks.append(_check("python", py_ok, True,
-                         f"Python {sys.version.split()[0]} (3.9 or newer needed)"))
+                         f"Python {sys.version.split()[0]} at {sys.executable} (3.9 or newer "
+                         "needed)"))
     try:
         import requests
 
-        checks.append(_check("requests", True, True, f"requests {requests.__version__}"))
+        checks.append(_check("requests", True, True,
+                             f"requests {requests.__version__} (for {sys.executable})"))
         have_requests = True
     except ImportError:
-        checks.append(_check("requests", False, True,
-                             "requests is not installed: pip install -r requirements.txt"))
+        checks.append(_check("requests", False, True, requests_missing(sys.executable)))
         have_requests = False
     host = config.host_for(api_url)
     token, source = config.discover_token(api_url, env)

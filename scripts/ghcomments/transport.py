@@ -7,7 +7,10 @@ Two back ends behind one interface, chosen by `--transport`:
   One fast path: a conditional GET sent before anything else (a poll's probe) goes through the
   standard library's http.client, so a poll answered 304 never imports requests (its import
   is about two thirds of such a run). Anything unusual there (TLS trouble) falls back to
-  requests before a byte of HTTP was sent.
+  requests before a byte of HTTP was sent. Both paths verify TLS against one CA bundle
+  (`ca_bundle`: SSL_CERT_FILE, else REQUESTS_CA_BUNDLE, else their defaults), and requests is
+  imported only where a request needs it (`import_requests`): without it a 304 poll still
+  works, anything else is the `dependency` error or, for `--transport auto`, a logged-in gh.
 - `GhTransport`: `gh api --include` as a subprocess. gh finds the host's token itself; the bundle
   never puts a token on a command line.
 
@@ -18,11 +21,13 @@ reached the server (a POST that may have been sent must not be retried or assume
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from . import __version__
+from .errors import DependencyError, UsageError, requests_missing
 
 USER_AGENT = f"gh-issue-comment-monitor/{__version__}"
 STANDARD_HEADERS = {
@@ -66,27 +71,67 @@ def origin_of(url: str) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+# -- requests on first use, and the one CA bundle (CONTRACT section 16) -------------------------
+
+CA_BUNDLE_ENV = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
+
+
+def import_requests() -> Any:
+    """The requests module, or the `dependency` error naming the ways to install it."""
+    try:
+        import requests
+    except ImportError:
+        raise DependencyError(requests_missing(sys.executable))
+    return requests
+
+
+def ca_bundle(env: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """The CA file both HTTP paths verify against: SSL_CERT_FILE, else REQUESTS_CA_BUNDLE;
+    None for each path's default (the system's store, then certifi's for requests)."""
+    env = os.environ if env is None else env
+    for name in CA_BUNDLE_ENV:
+        path = (env.get(name) or "").strip()
+        if path:
+            if not os.path.isfile(path):
+                raise UsageError(f"{name} names {path!r}, which is not a file: point it at a "
+                                 "PEM file of CA certificates, or unset it")
+            return path
+    return None
+
+
 class RequestsTransport:
     name = "requests"
 
-    def __init__(self, token: Optional[str], timeout: float) -> None:
+    def __init__(self, token: Optional[str], timeout: float,
+                 fallback: Optional[Callable[[], Any]] = None) -> None:
         self._token = token
         self.timeout = timeout
         self.authenticated = bool(token)
         self.fingerprint = token_fingerprint(token)
         self._session: Any = None
+        self._fallback = fallback  # --transport auto: a gh transport when requests is missing
+        self._delegate: Any = None
 
     def _open(self) -> Any:
         if self._session is None:
-            import requests  # imported on first use: a 304 poll never pays for it
-
+            requests = import_requests()  # on first use: a 304 poll never pays for it
             self._requests = requests
             session = requests.Session()
             session.trust_env = False  # no ~/.netrc credentials, no proxies from the env
+            session.verify = ca_bundle() or True
             session.headers.clear()
             session.headers.update(STANDARD_HEADERS)
             self._session = session
         return self._session
+
+    def _without_requests(self, error: DependencyError) -> Any:
+        """The fallback transport when there is one (built once), else the error again."""
+        if self._delegate is None and self._fallback is not None:
+            self._delegate = self._fallback()
+            self._fallback = None
+        if self._delegate is None:
+            raise error
+        return self._delegate
 
     def send(self, method: str, url: str, headers: Mapping[str, str],
              body: Optional[bytes] = None, token_origin: Optional[str] = None) -> Response:
@@ -94,11 +139,16 @@ class RequestsTransport:
         # The token goes only to the API's own origin (token_origin), never to a link elsewhere.
         if self._token and token_origin and origin_of(url) == token_origin:
             req_headers["Authorization"] = f"Bearer {self._token}"
+        if self._delegate is not None:
+            return self._delegate.send(method, url, headers, body, token_origin)
         if self._session is None and method == "GET" and "If-None-Match" in req_headers:
             fast = _send_stdlib(url, req_headers, self.timeout)
             if fast is not None:
                 return fast
-        session = self._open()
+        try:
+            session = self._open()
+        except DependencyError as exc:
+            return self._without_requests(exc).send(method, url, headers, body, token_origin)
         rq = self._requests
         try:
             resp = session.request(method, url, headers=req_headers, data=body,
@@ -131,10 +181,12 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
 
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
+    bundle = ca_bundle() if parts.scheme == "https" else None
     try:
         if parts.scheme == "https":
+            context = ssl.create_default_context(cafile=bundle)
             conn: Any = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
-                                                    context=ssl.create_default_context())
+                                                    context=context)
         else:
             conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     except (ssl.SSLError, OSError):
@@ -142,8 +194,11 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
     try:
         try:
             conn.connect()
-        except ssl.SSLError:
-            return None  # nothing was sent; requests has its own CA bundle
+        except ssl.SSLError as exc:
+            if bundle:  # requests would verify against the same file: say why here
+                raise TransportError("connect", f"TLS failed (CA bundle {bundle}): "
+                                     f"{_short(exc)}", sent=False)
+            return None  # nothing was sent; requests has its own CA bundle (certifi)
         except socket.timeout as exc:
             raise TransportError("timeout", f"connection timed out: {exc}", sent=False)
         except OSError as exc:
