@@ -505,3 +505,22 @@ def test_resolve_through_the_gh_transport(pull, gh_env):
                    "--action", "resolve", "--thread-id", thread, env=gh_env)
     assert r.code == 0 and r.json["isResolved"] is True, r
     assert [q.method for q in pull.requests] == ["POST"]
+
+
+def test_reply_and_review_through_the_gh_transport(pull, gh_env, tmp_path):
+    root = pull.threads["second"]["comment_ids"][0]
+    r = run_script("manage_issue_comment.py", "--repo", REPOSITORY, "--transport", "gh",
+                   "--action", "reply", "--pr", PR, "--review-comment-id", root,
+                   "--body-file", "-", env=gh_env, stdin=b"Fixed in 3f2c1aa.")
+    assert r.code == 0 and r.json["inReplyToId"] == str(root), r
+    assert [q.method for q in pull.requests] == ["GET", "POST"]
+    r = run_script("manage_issue_comment.py", "--repo", REPOSITORY, "--transport", "gh",
+                   "--action", "review", "--pr", PR, "--event", "APPROVE", env=gh_env)
+    assert r.code == 0 and r.json["state"] == "APPROVED", r
+    r = run_script("manage_issue_comment.py", "--repo", REPOSITORY, "--transport", "gh",
+                   "--action", "review", "--pr", PR, "--event", "APPROVE", env=gh_env)
+    assert r.code == 0, r  # a second verdict is a second review, as on GitHub
+    pull.start_review(OWNER, "hello", PR, ME)
+    r = run_script("manage_issue_comment.py", "--repo", REPOSITORY, "--transport", "gh",
+                   "--action", "review", "--pr", PR, "--event", "APPROVE", env=gh_env)
+    assert r.code == 2 and "one pending review" in r.json["error"]["message"], r
