@@ -361,6 +361,8 @@ def test_make_demo_runs_offline_and_shows_the_304(tmp_path):
     # waiting for the reply: the bot's comment does not wake the wait, the human's does
     assert "a bot commented: read, left out" in out and "dave replied: wake up" in out
     assert "test-only variable scales waits" in out  # it says its waits are time-scaled
+    # answering a review: one review, the author's reply in a thread, a resolve, the next round
+    assert "octocat's next round: exactly alice's reply" in out and "Resolved review thread" in out
     assert elapsed < 60, f"make demo took {elapsed:.0f} s"
 
 
