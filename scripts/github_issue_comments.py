@@ -178,6 +178,12 @@ def _writer_flags(args: argparse.Namespace) -> None:
                          "comment) or --review-comment-id ID (an inline comment), one of them")
     if action == "update" and args.pr is not None and args.review_comment_id is None:
         raise UsageError("--action update --comment-id takes no --pr")
+    if action == "review" and args.body_file is None:
+        if args.event == "REQUEST_CHANGES":
+            raise UsageError("--event REQUEST_CHANGES needs --body-file (GitHub asks for the "
+                             "changes to be named)")
+        if args.event == "COMMENT" and args.comments_file is None:
+            raise UsageError("--event COMMENT needs --body-file or --comments-file")
 
 
 def manage_issue_comment(args: argparse.Namespace) -> Result:

@@ -291,6 +291,13 @@ def test_missing_body_or_unknown_event_is_exit_2_nothing_sent(pull, args, why):
     assert pull.requests == []
 
 
+def test_comment_with_an_empty_comments_list_and_no_body_is_exit_2(pull, tmp_path):
+    r = write(script_env(pull), "--action", "review", "--pr", PR, "--event", "COMMENT",
+              "--comments-file", comments_file(tmp_path, []))
+    assert r.code == 2 and "COMMENT needs" in r.json["error"]["message"], r
+    assert pull.requests == []
+
+
 @pytest.mark.parametrize("event, reason", [
     ("APPROVE", "Can not approve your own pull request"),
     ("REQUEST_CHANGES", "Can not request changes on your own pull request"),
