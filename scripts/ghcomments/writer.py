@@ -1,8 +1,11 @@
-"""manage_issue_comment.py: the bundle's only writer to GitHub (CONTRACT section 8).
+"""manage_issue_comment.py: the bundle's only writer to GitHub (CONTRACT sections 8 and 15).
 
-It creates or updates one issue comment and returns its id, url and times, with a `handoff`
-object another agent can use to read exactly that comment. A POST or PATCH is never retried:
-a retry could post twice. `--dry-run` sends nothing at all.
+Each action makes one write and returns its id, url and times, a `handoff` another agent can
+use to read exactly what was written, and (for a create, a reply or a review) `wait`, the
+command that waits for the answer: an issue comment created or updated; a reply in a review
+thread; an inline comment edited; one submitted review; a thread resolved or unresolved. A
+write goes through the client's `send_once`: never retried (a retry could post twice), and an
+unknown outcome names the read that checks. `--dry-run` sends nothing at all.
 """
 
 from __future__ import annotations
