@@ -1486,6 +1486,11 @@ def test_replies_go_into_the_thread_as_their_own_commented_review(fake, api, pr)
                json={"body": "x"}).status_code == 404
     assert api("POST", f"/repos/{O}/{R}/pulls/7/comments/{root}/replies",
                json={"body": ""}).status_code == 422
+    fake.start_review(O, R, 7, "octocat")  # a draft open in the web UI blocks replies too
+    blocked = api("POST", f"/repos/{O}/{R}/pulls/7/comments/{root}/replies", json={"body": "y"})
+    assert blocked.status_code == 422
+    assert blocked.json()["errors"][0]["message"] == (
+        "user_id can only have one pending review per pull request")
     edit = api("PATCH", f"/repos/{O}/{R}/pulls/comments/{r.json()['id']}",
                json={"body": "ok!"})
     assert edit.status_code == 200 and edit.json()["body"] == "ok!"

@@ -326,6 +326,16 @@ def test_an_open_ui_draft_blocks_a_review_with_githubs_reason(pull):
     assert pull.get_review(draft["id"])["state"] == "PENDING"
 
 
+def test_an_open_ui_draft_blocks_a_reply_too_with_githubs_reason(pull):
+    pull.start_review(OWNER, "hello", PR, ME)
+    root = pull.threads["second"]["comment_ids"][0]
+    r = write(script_env(pull), "--action", "reply", "--pr", PR, "--review-comment-id", root)
+    assert r.code == 2 and r.json["error"]["status"] == 422, r
+    assert ("PullRequestReview.user_id: user_id can only have one pending review per pull "
+            "request") in r.json["error"]["message"]
+    assert len(writes(pull)) == 1
+
+
 def test_422_reasons_given_as_objects_reach_the_message(pull, tmp_path):
     pull.inject("POST", r"/reviews$", status=422, body={
         "message": "Validation Failed", "documentation_url": "https://docs.github.com/rest",

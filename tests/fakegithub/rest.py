@@ -574,6 +574,14 @@ def create_reply(req: Req, g) -> Resp:
     problem = _review_comment_body(data, DOC_CREATE_REPLY)
     if problem:
         return problem
+    if any(r.state == "PENDING" and r.user.login.lower() == req.login.lower()
+           for r in pull.reviews):
+        # GitHub ties a reply to the user's open draft and refuses (namanshergill/diohub#18)
+        return validation_failed(
+            DOC_CREATE_REPLY,
+            [{"resource": "PullRequestReview", "code": "custom", "field": "user_id",
+              "message": "user_id can only have one pending review per pull request"}],
+        )
     if target.in_reply_to is not None:
         return validation_failed(
             DOC_CREATE_REPLY,
