@@ -145,17 +145,68 @@ def get_pr_comments(args: argparse.Namespace) -> Result:
     return impl(args)
 
 
-def manage_issue_comment(args: argparse.Namespace) -> Result:
-    """Create or update one comment; flags are checked before the body is read."""
-    from ghcomments.writer import manage, read_body
+# Which flags each writer action takes (CONTRACT sections 8 and 15); any other is exit 2.
+WRITER_FLAGS = {
+    "create": {"number", "body_file"},
+    "update": {"comment_id", "review_comment_id", "pr", "body_file"},
+    "reply": {"pr", "review_comment_id", "body_file"},
+    "review": {"pr", "event", "body_file", "comments_file"},
+    "resolve": {"thread_id"},
+    "unresolve": {"thread_id"},
+}
+WRITER_FLAG_NAMES = {"number": "--issue", "pr": "--pr", "comment_id": "--comment-id",
+                     "review_comment_id": "--review-comment-id", "body_file": "--body-file",
+                     "event": "--event", "comments_file": "--comments-file",
+                     "thread_id": "--thread-id"}
 
-    if args.action == "create" and (args.number is None or args.comment_id is not None):
-        raise UsageError("--action create needs --issue N (and no --comment-id)")
-    if args.action == "update" and args.comment_id is None:
-        raise UsageError("--action update needs --comment-id ID")
+
+def _writer_flags(args: argparse.Namespace) -> None:
+    """Flag conflicts and missing flags, before any file is read or request sent."""
+    action = args.action
+    given = {k for k in WRITER_FLAG_NAMES if getattr(args, k, None) is not None}
+    extra = sorted(WRITER_FLAG_NAMES[k] for k in given - WRITER_FLAGS[action])
+    if extra:
+        raise UsageError(f"--action {action} does not take {', '.join(extra)}")
+    need = {"create": ["number", "body_file"], "reply": ["pr", "review_comment_id", "body_file"],
+            "review": ["pr", "event"], "resolve": ["thread_id"], "unresolve": ["thread_id"],
+            "update": ["body_file"]}[action]
+    missing = [WRITER_FLAG_NAMES[k] for k in need if getattr(args, k, None) is None]
+    if missing:
+        raise UsageError(f"--action {action} needs {' and '.join(missing)}")
+    if action == "update" and (args.comment_id is None) == (args.review_comment_id is None):
+        raise UsageError("--action update needs --comment-id ID (an issue or conversation "
+                         "comment) or --review-comment-id ID (an inline comment), one of them")
+    if action == "update" and args.pr is not None and args.review_comment_id is None:
+        raise UsageError("--action update --comment-id takes no --pr")
+    if action == "review" and args.body_file is None:
+        if args.event == "REQUEST_CHANGES":
+            raise UsageError("--event REQUEST_CHANGES needs --body-file (GitHub asks for the "
+                             "changes to be named)")
+        if args.event == "COMMENT" and args.comments_file is None:
+            raise UsageError("--event COMMENT needs --body-file or --comments-file")
+
+
+def manage_issue_comment(args: argparse.Namespace) -> Result:
+    """The one writer; flags are checked before the body is read (CONTRACT sections 8, 15)."""
+    from ghcomments import writer
+
+    _writer_flags(args)
     ctx = Context(args)
-    body = read_body(args.body_file)
-    return manage(ctx, args.action, ctx.number, args.comment_id, body, args.dry_run), None
+    action = args.action
+    body = writer.read_body(args.body_file) if args.body_file is not None else None
+    if action in ("create", "update") and args.review_comment_id is None:
+        return writer.manage(ctx, action, ctx.number, args.comment_id, body or "",
+                             args.dry_run), None
+    if action == "update":
+        return writer.update_review_comment(ctx, args.review_comment_id, body or "",
+                                            args.dry_run), None
+    if action == "reply":
+        return writer.reply(ctx, ctx.pr, args.review_comment_id, body or "", args.dry_run), None
+    if action == "review":
+        comments = (writer.read_comments_file(args.comments_file)
+                    if args.comments_file is not None else [])
+        return writer.review(ctx, ctx.pr, args.event, body, comments, args.dry_run), None
+    return writer.resolve(ctx, action, args.thread_id, args.dry_run), None
 
 
 __all__ = ["Context", "DEFAULT_LIMIT", "DEFAULT_MAX_PAGES", "UsageError", "add_connection_args",

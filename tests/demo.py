@@ -10,13 +10,16 @@ deviation ends the demo with exit 1):
   first look -> confirm -> new comments arrive -> the poll finds exactly them -> confirm ->
   a PR's unresolved threads -> a comment posted and handed off by id -> no-change poll (304)
 
-then two short chapters:
+then three short chapters:
 
   a PR in rounds: first round (conversation, reviews, inline comments) -> confirm -> a review
   started (pending) before that round is submitted -> the next round returns exactly it ->
   a reply in a thread -> no-change round (two requests, both 304)
   waiting for the reply: the agent posts a question and waits from its own comment; a bot's
   comment does not wake it, the human's reply does (waits time-scaled: test-only switch)
+  answering a review: octocat submits a review with inline comments (one request) and hands
+  over its id -> alice, the author, reads it by id and replies in a thread naming the commit
+  -> octocat resolves that thread (one mutation) -> octocat's next round holds exactly the reply
 
 It lives in tests/ because it drives the test fake; scripts/ holds only what an installed
 skill runs.
@@ -252,6 +255,7 @@ class Demo:
 
         self.pr_rounds()
         self.wait_for_reply()
+        self.review_cycle()
 
     # -- chapter: a pull request in rounds --------------------------------------------------
     def pr_rounds(self) -> None:
@@ -408,6 +412,79 @@ class Demo:
         self.say("the fake GitHub's log of the wait:")
         self.show_log(log, notes)
 
+
+    # -- chapter: answering a review --------------------------------------------------------
+    def review_cycle(self) -> None:
+        r = f"--repo {REPOSITORY} --pr {PR}"
+        author = {"GH_TOKEN": "alice-token"}  # PR 7's author, another agent
+
+        self.step(f"Answering a review: octocat reviews PR #{PR} with inline comments")
+        self.fake.advance(600)
+        (self.work / "inline.json").write_text(json.dumps([
+            {"path": "src/auth/session.py", "line": 57,
+             "body": "An expired token still dereferences `user` here."},
+            {"path": "src/auth/tokens.py", "line": 18, "start_line": 14,
+             "body": "Refresh before the token expires, not after."}]))
+        before = len(self.fake.requests)
+        doc = self.run("printf '%s\\n' 'Two things before this can merge.' | python3 "
+                       f"scripts/manage_issue_comment.py --action review {r} --event "
+                       "REQUEST_CHANGES --body-file - --comments-file inline.json")
+        review_id, inline = doc["reviewId"], doc["commentIds"]
+        self.check(doc["state"] == "CHANGES_REQUESTED" and len(inline) == 2,
+                   f"unexpected review: {doc}")
+        self.say(f"reviewId {review_id}, commentIds {', '.join(inline)}; the review is one "
+                 "POST, its comment ids one more read:")
+        self.show_log(self.fake.requests[before:])
+        self.say(f"octocat hands over the review: {doc['handoff']['fetch'].split(' --api-url')[0]}")
+
+        self.step("alice reads the review by id and replies in the thread, naming the commit")
+        self.say("(alice, PR 7's author, is another agent with her own token: "
+                 "GH_TOKEN=alice-token)")
+        self.fake.advance(1800)
+        doc = self.run(f"python3 scripts/get_latest_comments.py {r} --review-id {review_id}",
+                       env=author)
+        self.check([c["id"] for c in doc["review_comments"]] == [int(i) for i in inline],
+                   "the review read by id is not the review written")
+        self.say(f"1 review and {doc['review_comment_count']} inline comments, "
+                 f"{doc['requests']} request(s)")
+        before = len(self.fake.requests)
+        doc = self.run("printf '%s\\n' 'Fixed in 3f2c1aa: an expired token now "
+                       "re-authenticates first.' | python3 scripts/manage_issue_comment.py "
+                       f"--action reply {r} --review-comment-id {inline[0]} --body-file -",
+                       env=author)
+        reply = doc["commentId"]
+        self.check(doc["inReplyToId"] == inline[0] and doc["author"] == "alice",
+                   f"unexpected reply: {doc}")
+        self.say(f"reply {reply} in the thread of {doc['inReplyToId']}; the writer read the "
+                 "comment (it is on this PR, and the thread's first), then posted once:")
+        self.show_log(self.fake.requests[before:])
+        self.say(f"alice hands back the reply id, and waits: {doc['wait'].split(' --api-url')[0]}")
+
+        self.step("octocat resolves that thread (the user asked), one GraphQL mutation")
+        doc = self.run(f"python3 scripts/get_pr_comments.py {r} --file src/auth/session.py "
+                       "--format json")
+        thread = next(t["id"] for t in doc["reviewThreads"]
+                      if t["comments"] and str(t["comments"][0]["id"]) == inline[0])
+        before = len(self.fake.requests)
+        doc = self.run(f"python3 scripts/manage_issue_comment.py --action resolve --repo "
+                       f"{REPOSITORY} --thread-id {thread}")
+        log = self.fake.requests[before:]
+        self.check(doc["isResolved"] is True and [e.path for e in log] == ["/graphql"],
+                   f"unexpected resolve: {doc} {log}")
+        self.say(f"{doc['message']} (resolvedBy {doc['resolvedBy']}); "
+                 f"requests: {doc['requests']}")
+
+        self.step("octocat's next round: exactly alice's reply")
+        doc = self.run(f"python3 scripts/check_issue_updates.py {r} --ignore-author @me")
+        self.check([c["id"] for c in doc["new_review_comments"]] == [int(reply)]
+                   and not doc["new_reviews"] and not doc["new_comments"],
+                   f"the round did not return exactly alice's reply: {doc}")
+        self.say("exactly the reply; octocat's own review is left out by --ignore-author @me "
+                 f"(filtered_out: {json.dumps(doc['filtered_out'])})")
+        self.show_round(doc)
+        doc = self.run(f"python3 scripts/get_latest_comments.py {r} --confirm-updates "
+                       f"--snapshot-id {doc['snapshot_id']}")
+        self.check(doc["state_updated"] is True, "PR confirm failed")
 
 def main() -> int:
     if sys.version_info < (3, 11):

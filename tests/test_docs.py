@@ -10,7 +10,10 @@
   skipped only when it cannot be installed. `HOME` and `DEST` are a temporary folder, so the README's first-use
   commands (`make install-skill DEST="$HOME/…"`, then the installed scripts) install into it,
   never into the real home. `SNAPSHOT_ID` is replaced by the `snapshot_id` of the last check
-  the same document ran, `COMMENT_ID` by the `commentId` of its last post.
+  the same document ran, `COMMENT_ID` by the `commentId` of its last post (or reply),
+  `REVIEW_ID` and `FIRST_INLINE_ID` by the `reviewId` and first of the `commentIds` of its last
+  review, `SECOND_INLINE_ID` by the second, `THREAD_ID` by the first unresolved thread's `id`
+  in its last `get_pr_comments.py` JSON.
 - Commands may appear only in ```bash blocks (```text and ```json blocks are output).
 - Every flag in every script's --help and every exit code is in docs/reference.md.
 - `make demo` (or tests/demo.py when the .venv is not built by make) runs offline and shows
@@ -223,7 +226,9 @@ def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
     seed_demo(fake)
     work = _work_root(tmp_path)
     env = _env(fake, tmp_path)
-    values: Dict[str, Optional[str]] = {"SNAPSHOT_ID": None, "COMMENT_ID": None}
+    values: Dict[str, Optional[str]] = {"SNAPSHOT_ID": None, "COMMENT_ID": None,
+                                        "REVIEW_ID": None, "FIRST_INLINE_ID": None,
+                                        "SECOND_INLINE_ID": None, "THREAD_ID": None}
     failures: List[str] = []
     fields: Set[str] = set()
     ran = 0
@@ -273,6 +278,15 @@ def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
                 values["SNAPSHOT_ID"] = doc_json["snapshot_id"]
             if isinstance(doc_json.get("commentId"), str):
                 values["COMMENT_ID"] = doc_json["commentId"]
+            if isinstance(doc_json.get("reviewId"), str):
+                values["REVIEW_ID"] = doc_json["reviewId"]
+                ids = doc_json.get("commentIds") or []
+                values["FIRST_INLINE_ID"] = ids[0] if ids else None
+                values["SECOND_INLINE_ID"] = ids[1] if len(ids) > 1 else None
+            threads = [t for t in doc_json.get("reviewThreads") or []
+                       if isinstance(t, dict) and t.get("isResolved") is False]
+            if threads:
+                values["THREAD_ID"] = threads[0]["id"]
         else:
             m = re.search(r"^snapshot: (\w+)$", out, re.M)
             if m:
@@ -385,6 +399,8 @@ def test_make_demo_runs_offline_and_shows_the_304(tmp_path):
     # waiting for the reply: the bot's comment does not wake the wait, the human's does
     assert "a bot commented: read, left out" in out and "dave replied: wake up" in out
     assert "test-only variable scales waits" in out  # it says its waits are time-scaled
+    # answering a review: one review, the author's reply in a thread, a resolve, the next round
+    assert "octocat's next round: exactly alice's reply" in out and "Resolved review thread" in out
     assert elapsed < 60, f"make demo took {elapsed:.0f} s"
 
 

@@ -265,6 +265,79 @@ def test_pending_dismissed_and_reply_reviews_match_the_models(gh, fake):
     )
 
 
+def test_review_writes_match_the_openapi_models(gh, fake):
+    """The write routes (replies, reviews with and without event, submit, discard, dismiss,
+    inline-comment edits) answer with GitHub's models, and their refusals too."""
+    s, base = gh.session, f"{fake.url}/repos/{O}/{R}/pulls/235"
+    root = gh(f"/repos/{O}/{R}/pulls/235/comments").json()[0]["id"]
+    reply = s.post(f"{base}/comments/{root}/replies", json={"body": "answer"}, timeout=10)
+    assert reply.status_code == 201
+    check("PullRequestReviewComment", reply.json())
+    assert reply.json()["in_reply_to_id"] == root
+    edited = s.patch(f"{fake.url}/repos/{O}/{R}/pulls/comments/{reply.json()['id']}",
+                     json={"body": "answer, edited"}, timeout=10)
+    assert edited.status_code == 200
+    check("PullRequestReviewComment", edited.json())
+    refused = s.post(f"{base}/comments/{reply.json()['id']}/replies", json={"body": "x"},
+                     timeout=10)
+    assert refused.status_code == 422
+    check("ValidationError", refused.json())
+    review = s.post(f"{base}/reviews", timeout=10, json={
+        "event": "COMMENT", "comments": [
+            {"path": "src/e.py", "line": 5, "body": "inline"},
+            {"path": "src/e.py", "line": 9, "start_line": 7, "side": "RIGHT", "body": "range"}]})
+    assert review.status_code == 200
+    check("PullRequestReview", review.json())
+    assert review.json()["state"] == "COMMENTED"
+    comments = gh(f"/repos/{O}/{R}/pulls/235/reviews/{review.json()['id']}/comments").json()
+    check("ReviewComment", comments, many=True)
+    assert [c["start_line"] for c in comments] == [None, 7]
+    pending = s.post(f"{base}/reviews", json={"body": "draft"}, timeout=10)
+    assert pending.status_code == 200 and pending.json()["state"] == "PENDING"
+    check("PullRequestReview", pending.json())
+    assert "submitted_at" not in pending.json()
+    second = s.post(f"{base}/reviews", json={"event": "APPROVE"}, timeout=10)
+    assert second.status_code == 422
+    check("BasicError", second.json())
+    assert second.json()["errors"] == ["User can only have one pending review per pull request"]
+    discarded = s.delete(f"{base}/reviews/{pending.json()['id']}", timeout=10)
+    assert discarded.status_code == 200
+    check("PullRequestReview", discarded.json())
+    assert gh(f"/repos/{O}/{R}/pulls/235/reviews/{pending.json()['id']}").status_code == 404
+    again = s.post(f"{base}/reviews", json={"body": "second draft"}, timeout=10).json()
+    submitted = s.post(f"{base}/reviews/{again['id']}/events",
+                       json={"event": "COMMENT", "body": "notes"}, timeout=10)
+    assert submitted.status_code == 200
+    check("PullRequestReview", submitted.json())
+    assert submitted.json()["state"] == "COMMENTED" and submitted.json()["submitted_at"]
+    approved = next(r for r in gh(f"/repos/{O}/{R}/pulls/235/reviews").json()
+                    if r["state"] == "APPROVED")
+    not_owner = s.put(f"{base}/reviews/{approved['id']}/dismissals",
+                      json={"message": "stale"}, timeout=10)
+    assert not_owner.status_code == 403
+    check("BasicError", not_owner.json())
+    fake.add_token("owner-token", login=O)
+    dismissed = requests.put(f"{base}/reviews/{approved['id']}/dismissals",
+                             json={"message": "stale", "event": "DISMISS"}, timeout=10,
+                             headers={"User-Agent": "t", "Authorization": "token owner-token"})
+    assert dismissed.status_code == 200
+    check("PullRequestReview", dismissed.json())
+    assert dismissed.json()["state"] == "DISMISSED"
+
+
+def test_reviews_on_ones_own_pull_request_are_refused_as_github_does(gh, fake):
+    fake.add_pull(O, R, 900, user="octocat")
+    s, base = gh.session, f"{fake.url}/repos/{O}/{R}/pulls/900"
+    for event, reason in (("APPROVE", "Can not approve your own pull request"),
+                          ("REQUEST_CHANGES", "Can not request changes on your own pull "
+                           "request")):
+        r = s.post(f"{base}/reviews", json={"event": event, "body": "b"}, timeout=10)
+        assert r.status_code == 422 and r.json()["errors"] == [reason]
+        check("BasicError", r.json())
+    ok = s.post(f"{base}/reviews", json={"event": "COMMENT", "body": "note"}, timeout=10)
+    assert ok.status_code == 200 and ok.json()["state"] == "COMMENTED"
+
+
 def test_integration_token_user_error_matches_basicerror(gh, fake):
     fake.add_token("ghs_contract", login="github-actions[bot]", integration=True)
     r = requests.get(
@@ -588,6 +661,36 @@ CLIENT_QUERIES = {
         }
       }""",
 }
+
+
+def _writer_mutations() -> dict:
+    """The writer's own mutation documents, as it sends them."""
+    import sys
+
+    scripts = str(Path(__file__).resolve().parents[1] / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    from ghcomments.writer import RESOLVE_MUTATION
+
+    return {name: RESOLVE_MUTATION % name
+            for name in ("resolveReviewThread", "unresolveReviewThread")}
+
+
+CLIENT_QUERIES.update(_writer_mutations())
+
+
+@needs_shared
+def test_subset_schema_input_types_match_github_exactly(subset_schema, github_schema):
+    checked = 0
+    for name, t in _own_types(subset_schema).items():
+        if not isinstance(t, GraphQLInputObjectType):
+            continue
+        real = github_schema.type_map[name]
+        assert set(t.fields) == set(real.fields), name
+        for field_name, field in t.fields.items():
+            assert str(field.type) == str(real.fields[field_name].type), f"{name}.{field_name}"
+        checked += 1
+    assert checked >= 2
 
 
 @needs_shared

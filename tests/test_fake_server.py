@@ -1419,3 +1419,125 @@ def test_graphql_review_threads_hide_others_pending_comments(fake, graphql, pr, 
             "publishedAt": _ts(fake.clock),
         }
     ]
+
+
+# --------------------------------------------------------------------------- review writes
+
+
+RESOLVE = """mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) {
+  thread { id isResolved viewerCanResolve viewerCanUnresolve resolvedBy { login } } } }"""
+UNRESOLVE = RESOLVE.replace("resolveReviewThread", "unresolveReviewThread")
+
+
+def test_review_without_event_is_pending_one_per_user_and_submitted_through_events(
+    fake, api, pr
+):
+    draft = api("POST", f"/repos/{O}/{R}/pulls/7/reviews", json={
+        "body": "draft", "comments": [{"path": "src/a.py", "line": 3, "body": "inline"}]})
+    assert draft.status_code == 200 and draft.json()["state"] == "PENDING"
+    rid = draft.json()["id"]
+    assert rid in fake.review_ids(O, R, 7, include_pending=True)
+    assert rid not in fake.review_ids(O, R, 7)  # invisible to others until submitted
+    again = api("POST", f"/repos/{O}/{R}/pulls/7/reviews", json={"event": "COMMENT",
+                                                                 "body": "x"})
+    assert again.status_code == 422
+    assert again.json()["errors"] == ["User can only have one pending review per pull request"]
+    done = api("POST", f"/repos/{O}/{R}/pulls/7/reviews/{rid}/events",
+               json={"event": "APPROVE"})
+    assert done.status_code == 200 and done.json()["state"] == "APPROVED"
+    assert rid in fake.review_ids(O, R, 7)
+    twice = api("POST", f"/repos/{O}/{R}/pulls/7/reviews/{rid}/events",
+                json={"event": "APPROVE"})
+    assert twice.status_code == 422
+    assert api("DELETE", f"/repos/{O}/{R}/pulls/7/reviews/{rid}").status_code == 422
+
+
+def test_review_requests_are_checked_like_githubs(fake, api, pr):
+    path = f"/repos/{O}/{R}/pulls/7/reviews"
+    bad = api("POST", path, json={"event": "LGTM"})
+    assert bad.status_code == 422 and "is not one of" in bad.json()["message"]
+    words = api("POST", path, json={"event": "REQUEST_CHANGES"})
+    assert words.json()["errors"] == [
+        "You need to leave a comment indicating the requested changes."]
+    empty = api("POST", path, json={"event": "COMMENT"})
+    assert empty.status_code == 422 and empty.json()["errors"][0]["field"] == "body"
+    file_level = api("POST", path, json={"event": "COMMENT", "comments": [
+        {"path": "a.py", "subject_type": "file", "body": "x"}]})
+    assert file_level.status_code == 422 and "subject_type" in file_level.json()["message"]
+    no_line = api("POST", path, json={"event": "COMMENT", "comments": [
+        {"path": "a.py", "body": "x"}]})
+    assert no_line.status_code == 422
+    assert api("POST", path, token=None, json={"event": "APPROVE"}).status_code == 401
+    assert api("POST", f"/repos/{O}/{R}/pulls/99/reviews",
+               json={"event": "APPROVE"}).status_code == 404
+    assert fake.review_ids(O, R, 7, include_pending=True) == fake.review_ids(O, R, 7)
+
+
+def test_replies_go_into_the_thread_as_their_own_commented_review(fake, api, pr):
+    root, bot_reply = pr["comment_ids"]
+    r = api("POST", f"/repos/{O}/{R}/pulls/7/comments/{root}/replies", json={"body": "ok"})
+    assert r.status_code == 201 and r.json()["in_reply_to_id"] == root
+    assert r.headers["location"] == r.json()["url"]
+    review = fake.get_review(r.json()["pull_request_review_id"])
+    assert review["state"] == "COMMENTED" and review["body"] == ""
+    assert api("POST", f"/repos/{O}/{R}/pulls/7/comments/{bot_reply}/replies",
+               json={"body": "x"}).status_code == 422
+    assert api("POST", f"/repos/{O}/{R}/pulls/8/comments/{root}/replies",
+               json={"body": "x"}).status_code == 404
+    assert api("POST", f"/repos/{O}/{R}/pulls/7/comments/{root}/replies",
+               json={"body": ""}).status_code == 422
+    fake.start_review(O, R, 7, "octocat")  # a draft open in the web UI blocks replies too
+    blocked = api("POST", f"/repos/{O}/{R}/pulls/7/comments/{root}/replies", json={"body": "y"})
+    assert blocked.status_code == 422
+    assert blocked.json()["errors"][0]["message"] == (
+        "user_id can only have one pending review per pull request")
+    edit = api("PATCH", f"/repos/{O}/{R}/pulls/comments/{r.json()['id']}",
+               json={"body": "ok!"})
+    assert edit.status_code == 200 and edit.json()["body"] == "ok!"
+    assert api("PATCH", f"/repos/{O}/{R}/pulls/comments/{root}",
+               json={"body": "hijack"}).status_code == 403
+
+
+def test_dismissal_is_the_owners_and_only_of_a_verdict(fake, api, pr):
+    fake.add_token("owner", login=O)
+    carol = next(r for r in fake.review_ids(O, R, 7)
+                 if fake.get_review(r)["state"] == "APPROVED")
+    path = f"/repos/{O}/{R}/pulls/7/reviews/{carol}/dismissals"
+    assert api("PUT", path, json={"message": "stale"}).status_code == 403
+    assert api("PUT", path, token="owner", json={}).status_code == 422
+    ok = api("PUT", path, token="owner", json={"message": "stale"})
+    assert ok.status_code == 200 and ok.json()["state"] == "DISMISSED"
+    again = api("PUT", path, token="owner", json={"message": "stale"})
+    assert again.status_code == 422 and "dismissed" in again.json()["errors"][0]
+
+
+def test_resolve_mutations_record_who_and_refuse_where_the_viewer_may_not(
+    fake, graphql, pr
+):
+    r = graphql(RESOLVE, id=pr["id"]).json()
+    thread = r["data"]["resolveReviewThread"]["thread"]
+    assert thread["isResolved"] is True and thread["resolvedBy"] == {"login": "octocat"}
+    assert thread["viewerCanResolve"] is False and thread["viewerCanUnresolve"] is True
+    r = graphql(UNRESOLVE, id=pr["id"]).json()
+    assert r["data"]["unresolveReviewThread"]["thread"]["resolvedBy"] is None
+    locked = fake.add_review_thread(O, R, 7, "src/b.py", line=1, viewer_can_resolve=False)
+    r = graphql(RESOLVE, id=locked["id"]).json()
+    assert r["data"] == {"resolveReviewThread": None}
+    assert r["errors"][0]["type"] == "FORBIDDEN" and r["errors"][0]["path"] == [
+        "resolveReviewThread"]
+    r = graphql(RESOLVE, id="PRRT_kwDOnothing").json()
+    assert r["errors"][0]["type"] == "NOT_FOUND"
+    # in-process, as a state machine drives it
+    assert fake.resolve_thread(pr["id"], by="bob")["resolved_by"] == "bob"
+    assert fake.store.nodes[pr["id"]].is_resolved
+    assert fake.unresolve_thread(pr["id"])["is_resolved"] is False
+
+
+def test_create_review_in_process_matches_the_route(fake, pr):
+    out = fake.create_review(O, R, 7, "dave", event="REQUEST_CHANGES", body="fix",
+                             comments=[{"path": "src/c.py", "line": 4, "body": "here"}])
+    assert out["state"] == "CHANGES_REQUESTED" and out["submitted_at"]
+    pending = fake.create_review(O, R, 7, "erin", body="draft")
+    assert pending["state"] == "PENDING" and "submitted_at" not in pending
+    fake.delete_pending_review(pending["id"])
+    assert pending["id"] not in fake.review_ids(O, R, 7, include_pending=True)

@@ -137,6 +137,32 @@ def error_from_response(status: int, headers: Mapping[str, str], body: Any,
     return ServerError(detail, status=status)
 
 
+def validation_reasons(body: Any) -> str:
+    """GitHub's reasons in a 422's `errors`: strings ("Can not approve your own pull request")
+    or objects ({"resource", "field", "code", "message"}); both kinds are kept, in order."""
+    items = body.get("errors") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return ""
+    out = []
+    for item in items[:10]:
+        if isinstance(item, str):
+            text = item
+        elif isinstance(item, dict):
+            text = item.get("message") if isinstance(item.get("message"), str) else ""
+            where = ".".join(str(item[k]) for k in ("resource", "field") if item.get(k))
+            code = item.get("code") if isinstance(item.get("code"), str) else ""
+            if not text:
+                text = " ".join(p for p in (where, code.replace("_", " ")) if p)
+            elif where:
+                text = f"{where}: {text}"
+        else:
+            continue
+        text = " ".join(str(text).split())[:300]
+        if text:
+            out.append(text)
+    return "; ".join(out)
+
+
 def encode_json(doc: Any) -> bytes:
     """The one JSON encoder for stdout and files: UTF-8, keys in the order built.
 

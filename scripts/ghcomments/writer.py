@@ -1,22 +1,36 @@
-"""manage_issue_comment.py: the bundle's only writer to GitHub (CONTRACT section 8).
+"""manage_issue_comment.py: the bundle's only writer to GitHub (CONTRACT sections 8 and 15).
 
-It creates or updates one issue comment and returns its id, url and times, with a `handoff`
-object another agent can use to read exactly that comment. A POST or PATCH is never retried:
-a retry could post twice. `--dry-run` sends nothing at all.
+Each action makes one write and returns its id, url and times, a `handoff` another agent can
+use to read exactly what was written, and (for a create, a reply or a review) `wait`, the
+command that waits for the answer: an issue comment created or updated; a reply in a review
+thread; an inline comment edited; one submitted review; a thread resolved or unresolved. A
+write goes through the client's `send_once`: never retried (a retry could post twice), and an
+unknown outcome names the read that checks. `--dry-run` sends nothing at all.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
+from . import config
 from .config import GITHUB_API
-from .errors import NetworkError, ServerError, UsageError
+from .errors import (
+    AuthError,
+    BundleError,
+    NetworkError,
+    NotFoundError,
+    RateLimitedError,
+    ServerError,
+    UsageError,
+)
 from .transport import STANDARD_HEADERS
 
 MAX_BODY_CHARS = 65536
+SAME_EDIT = "repeating the same update is safe (it sets the same body again)"
 
 
 def read_body(source: str) -> str:
@@ -43,18 +57,62 @@ def read_body(source: str) -> str:
     return body
 
 
-def fetch_command(repository: str, number: int, comment_id: int, api_url: str) -> str:
-    """The read that returns exactly this comment, relative to the bundle root."""
-    cmd = ["python3", "scripts/get_latest_comments.py", "--repo", repository, "--issue",
-           str(number), "--comment-id", str(comment_id)]
+def _command(parts: List[str], api_url: str) -> str:
+    """A command relative to the bundle root; --api-url when the API is not github.com."""
+    cmd = ["python3"] + parts
     if api_url.rstrip("/") != GITHUB_API:
         cmd += ["--api-url", api_url]
     return " ".join(shlex.quote(part) for part in cmd)
 
 
+def fetch_command(repository: str, number: int, comment_id: int, api_url: str) -> str:
+    """The read that returns exactly this comment, relative to the bundle root."""
+    return _command(["scripts/get_latest_comments.py", "--repo", repository, "--issue",
+                     str(number), "--comment-id", str(comment_id)], api_url)
+
+
+def wait_command(repository: str, api_url: str, *, issue: Optional[int] = None,
+                 after: Optional[int] = None, pr: Optional[int] = None) -> str:
+    """The wait for the answer (CONTRACT section 15): from one's own comment on an issue,
+    from the checkpoint on a pull request."""
+    if pr is not None:
+        parts = ["scripts/check_issue_updates.py", "--repo", repository, "--pr", str(pr),
+                 "--ignore-author", "@me", "--wait", "540"]
+    else:
+        parts = ["scripts/check_issue_updates.py", "--repo", repository, "--issue",
+                 str(issue), "--after-comment-id", str(after), "--ignore-author", "@me",
+                 "--humans-only", "--wait", "540"]
+    return _command(parts, api_url)
+
+
 def _issue_number(comment: Dict[str, Any]) -> Optional[int]:
     m = re.search(r"/issues/(\d+)$", str(comment.get("issue_url") or ""))
     return int(m.group(1)) if m else None
+
+
+def _dry_run(message: str, method: str, url: str, json_body: Any,
+             **extra: Any) -> Dict[str, Any]:
+    """What would be sent, and nothing sent (no token needed)."""
+    doc: Dict[str, Any] = {"dry_run": True, "message": message + "; nothing was sent",
+                           "request": {"method": method, "url": url,
+                                       "headers": dict(STANDARD_HEADERS,
+                                                       Authorization="(token, not shown)"),
+                                       "json": json_body}}
+    doc.update(extra)
+    doc["author"] = None
+    return doc
+
+
+def _write(client: Any, method: str, path: str, json_body: Any, what: str,
+           check: str) -> Any:
+    """The one write request; an unknown outcome says it may have been applied and names the
+    read that checks (CONTRACT sections 11 and 15)."""
+    try:
+        return client.write_json(method, path, json_body, what)
+    except (NetworkError, ServerError) as err:
+        if getattr(err, "maybe_applied", False):
+            err.message += f" — it may have been applied; {check}"
+        raise
 
 
 def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int],
@@ -66,30 +124,21 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
     else:
         method, path = "PATCH", f"repos/{target.owner}/{target.name}/issues/comments/{comment_id}"
     if dry_run:
-        return {"dry_run": True, "message": f"Would {action} a comment; nothing was sent",
-                "request": {"method": method, "url": f"{target.api_url}/{path}",
-                            "headers": dict(STANDARD_HEADERS, Authorization="(token, not shown)"),
-                            "json": {"body": body}},
-                "body_chars": len(body), "author": None}
+        return _dry_run(f"Would {action} a comment", method, f"{target.api_url}/{path}",
+                        {"body": body}, body_chars=len(body))
     client = ctx.client(require_auth=True)
     what = (f"create a comment on {repository}#{issue}" if action == "create"
             else f"update comment {comment_id} in {repository}")
-    try:
-        resp = client.request(method, path, json_body={"body": body}, what=what)
-    except NetworkError as exc:
-        if action == "create" and issue is not None:
-            exc.message += ("; check with: " + " ".join(
-                ["python3 scripts/get_latest_comments.py", "--repo", repository, "--issue",
-                 str(issue), "--last-n", "1"]
-                + (["--api-url", target.api_url] if target.api_url != GITHUB_API else [])))
-        raise
-    comment = client.json_of(resp, what)
+    check = (_look_first(_command(["scripts/get_latest_comments.py", "--repo", repository,
+                                   "--issue", str(issue), "--last-n", "1"], target.api_url))
+             if action == "create" else SAME_EDIT)
+    comment = _write(client, method, path, {"body": body}, what, check)
     if not isinstance(comment, dict) or not isinstance(comment.get("id"), int):
         raise ServerError(f"{what}: the response holds no comment id")
     number = _issue_number(comment) or issue
     cid = comment["id"]
     verb = "created" if action == "create" else "updated"
-    return {
+    doc = {
         "message": f"Successfully {verb} comment on #{number}",
         "commentId": str(cid),
         "author": (comment.get("user") or {}).get("login"),  # whom to ignore while waiting
@@ -99,5 +148,333 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
         "handoff": {"repository": repository, "number": number, "commentId": str(cid),
                     "fetch": fetch_command(repository, int(number or 0), cid,
                                            target.api_url)},
+    }
+    if action == "create":
+        doc["wait"] = wait_command(repository, target.api_url, issue=int(number or 0),
+                                   after=cid)
+    doc["requests"] = client.requests
+    return doc
+
+
+# --------------------------------------------------------------------------- review feedback
+# CONTRACT section 15: replies in threads, reviews, thread resolution, inline-comment edits.
+
+EVENTS = ("APPROVE", "REQUEST_CHANGES", "COMMENT")
+SIDES = ("LEFT", "RIGHT")
+ENTRY_KEYS = ("path", "line", "body", "side", "start_line", "start_side")
+THREAD_ID = re.compile(r"PRRT_[A-Za-z0-9_-]{1,200}")
+
+RESOLVE_MUTATION = """mutation($threadId: ID!) {
+  %s(input: {threadId: $threadId}) {
+    thread { id isResolved resolvedBy { login } path line pullRequest { number } }
+  }
+}"""
+
+
+def _id_str(value: Any) -> Optional[str]:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _pr_number(raw: Dict[str, Any]) -> Optional[int]:
+    m = re.search(r"/pulls/(\d+)$", str(raw.get("pull_request_url") or ""))
+    return int(m.group(1)) if m else None
+
+
+def review_comment_fetch(repository: str, pr: int, comment_id: int, api_url: str) -> str:
+    return _command(["scripts/get_latest_comments.py", "--repo", repository, "--pr", str(pr),
+                     "--review-comment-id", str(comment_id)], api_url)
+
+
+def review_fetch(repository: str, pr: int, review_id: int, api_url: str) -> str:
+    return _command(["scripts/get_latest_comments.py", "--repo", repository, "--pr", str(pr),
+                     "--review-id", str(review_id)], api_url)
+
+
+def _look_first(command: str, thing: str = "comment") -> str:
+    return f"the {thing} may exist: check with {command} before posting again"
+
+
+def _author_check(repository: str, pr: int, api_url: str, thing: str = "reply") -> str:
+    return _look_first(_command(["scripts/get_pr_comments.py", "--repo", repository, "--pr",
+                                 str(pr), "--author", "LOGIN", "--format", "json"], api_url)
+                       + " (LOGIN: your login)", thing)
+
+
+def _inline_doc(raw: Any, what: str, repository: str, number: Optional[int],
+                api_url: str, message: str) -> Dict[str, Any]:
+    """A reply's (or an edited inline comment's) output, from GitHub's review comment."""
+    if not isinstance(raw, dict) or _id_str(raw.get("id")) is None:
+        raise ServerError(f"{what}: the response holds no review comment id")
+    pr = _pr_number(raw) or number or 0
+    cid = raw["id"]
+    return {
+        "message": message.format(pr=pr),
+        "commentId": str(cid),
+        "url": raw.get("html_url"),
+        "createdAt": raw.get("created_at"),
+        "updatedAt": raw.get("updated_at"),
+        "author": (raw.get("user") or {}).get("login"),
+        "pullRequest": pr,
+        "inReplyToId": _id_str(raw.get("in_reply_to_id")),
+        "path": raw.get("path"),
+        "line": raw.get("line"),
+        "threadId": None,  # REST does not name the thread; get_pr_comments.py does
+        "handoff": {"repository": repository, "number": pr, "commentId": str(cid),
+                    "fetch": review_comment_fetch(repository, pr, cid, api_url)},
+    }
+
+
+def reply(ctx: Any, pr: int, comment_id: int, body: str, dry_run: bool) -> Dict[str, Any]:
+    """A reply in the thread of inline comment `comment_id`, posted to the thread's root."""
+    target = ctx.target
+    repository, base = target.full_name, f"repos/{target.owner}/{target.name}"
+    read_path = f"{base}/pulls/comments/{comment_id}"
+    path = f"{base}/pulls/{pr}/comments/{comment_id}/replies"
+    if dry_run:
+        return _dry_run(f"Would reply in the thread of review comment {comment_id} on #{pr}",
+                        "POST", f"{target.api_url}/{path}", {"body": body},
+                        read_first={"method": "GET", "url": f"{target.api_url}/{read_path}",
+                                    "why": "proves the comment is on this pull request and "
+                                    "finds its thread's first comment, the id the reply "
+                                    "goes to (replaces the id in the POST when it differs)"},
+                        body_chars=len(body))
+    client = ctx.client(require_auth=True)
+    what = f"review comment {comment_id} in {repository}"
+    try:
+        raw, _ = client.get_json(read_path, what=f"read {what}")
+    except NotFoundError as err:
+        raise NotFoundError(f"{what}: not found (or not visible to this token)",
+                            status=err.status)
+    if not isinstance(raw, dict) or _id_str(raw.get("id")) is None:
+        raise ServerError(f"read {what}: the response holds no review comment")
+    owner_pr = _pr_number(raw)
+    if owner_pr != pr:
+        raise NotFoundError(f"{what} belongs to pull request #{owner_pr}, not #{pr}: "
+                            f"use --pr {owner_pr}", status=404)
+    root = raw.get("in_reply_to_id") if _id_str(raw.get("in_reply_to_id")) else raw["id"]
+    warnings: List[str] = []
+    if root != raw["id"]:
+        warnings.append(f"review comment {comment_id} is a reply: the reply goes to its "
+                        f"thread's first comment, {root} (GitHub takes no reply to a reply)")
+    posted = _write(client, "POST", f"{base}/pulls/{pr}/comments/{root}/replies",
+                    {"body": body}, f"reply in the thread of review comment {root} on "
+                    f"{repository}#{pr}", _author_check(repository, pr, target.api_url))
+    doc = _inline_doc(posted, f"reply to {root}", repository, pr, target.api_url,
+                      f"Successfully replied in the thread of review comment {root} on #{{pr}}")
+    doc["wait"] = wait_command(repository, target.api_url, pr=pr)
+    doc["requests"] = client.requests
+    doc["warnings"] = warnings
+    return doc
+
+
+def update_review_comment(ctx: Any, comment_id: int, body: str,
+                          dry_run: bool) -> Dict[str, Any]:
+    """Edit one's own inline comment (PATCH /pulls/comments/ID)."""
+    target = ctx.target
+    repository = target.full_name
+    path = f"repos/{target.owner}/{target.name}/pulls/comments/{comment_id}"
+    if dry_run:
+        return _dry_run(f"Would update review comment {comment_id}", "PATCH",
+                        f"{target.api_url}/{path}", {"body": body}, body_chars=len(body))
+    client = ctx.client(require_auth=True)
+    what = f"update review comment {comment_id} in {repository}"
+    raw = _write(client, "PATCH", path, {"body": body}, what, SAME_EDIT)
+    doc = _inline_doc(raw, what, repository, ctx.pr, target.api_url,
+                      f"Successfully updated review comment {comment_id} on #{{pr}}")
+    doc["requests"] = client.requests
+    doc["warnings"] = []
+    return doc
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 10**7
+
+
+def _entry_problem(entry: Any) -> Optional[str]:
+    if not isinstance(entry, dict):
+        return "is not an object {path, line, body}"
+    if "subject_type" in entry:
+        return ("has subject_type: GitHub's review request takes no file-level comment; give "
+                "a line of the diff, or post file-level feedback in the review body")
+    unknown = [k for k in entry if k not in ENTRY_KEYS]
+    if unknown:
+        return (f"has {', '.join(map(repr, unknown))}: an entry takes path, line, body and "
+                "optionally side, start_line, start_side")
+    if not isinstance(entry.get("path"), str) or not entry["path"].strip():
+        return "has no path"
+    if "line" not in entry or entry["line"] is None:
+        return ("has no line: GitHub's review request takes no file-level comment; give the "
+                "line of the diff it is about")
+    if not _positive(entry["line"]):
+        return f"has line {entry['line']!r}: a line number is a whole number from 1"
+    body = entry.get("body")
+    if not isinstance(body, str) or not body.strip():
+        return "has no body"
+    if "\x00" in body:
+        return "has a NUL character in its body; GitHub cannot store it"
+    if len(body) > MAX_BODY_CHARS:
+        return f"has a body of {len(body)} characters; GitHub takes at most {MAX_BODY_CHARS}"
+    for key in ("side", "start_side"):
+        if key in entry and entry[key] not in SIDES:
+            return f"has {key} {entry[key]!r}: LEFT or RIGHT"
+    if "start_line" in entry:
+        if not _positive(entry["start_line"]) or entry["start_line"] >= entry["line"]:
+            return (f"has start_line {entry['start_line']!r}: the first line of a range, "
+                    "below line")
+    elif "start_side" in entry:
+        return "has start_side without start_line"
+    return None
+
+
+def read_comments_file(source: str) -> List[Dict[str, Any]]:
+    """The review's inline comments: a JSON list of {path, line, body} with optional side,
+    start_line and start_side, every entry checked before anything is sent."""
+    try:
+        with open(source, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read --comments-file {source!r}: {exc.strerror}")
+    try:
+        entries = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--comments-file is not valid UTF-8 (byte {exc.start})")
+    except ValueError as exc:
+        raise UsageError(f"--comments-file is not JSON: {exc}")
+    if not isinstance(entries, list):
+        raise UsageError("--comments-file must hold a JSON list of {path, line, body}")
+    problems = []
+    for index, entry in enumerate(entries):
+        problem = _entry_problem(entry)
+        if problem:
+            where = entry.get("path") if isinstance(entry, dict) else None
+            problems.append(f"entry {index}" + (f" ({where})" if isinstance(where, str)
+                                                 else "") + f" {problem}")
+    if problems:
+        raise UsageError("--comments-file: " + "; ".join(problems[:5])
+                         + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+                         + "; nothing was sent")
+    return [{k: e[k] for k in ENTRY_KEYS if k in e} for e in entries]
+
+
+def review(ctx: Any, pr: int, event: str, body: Optional[str],
+           comments: List[Dict[str, Any]], dry_run: bool) -> Dict[str, Any]:
+    """One submitted review in one request (never a pending one left behind)."""
+    target = ctx.target
+    repository, base = target.full_name, f"repos/{target.owner}/{target.name}"
+    if event == "REQUEST_CHANGES" and body is None:
+        raise UsageError("--event REQUEST_CHANGES needs --body-file (GitHub asks for the "
+                         "changes to be named)")
+    if event == "COMMENT" and body is None and not comments:
+        raise UsageError("--event COMMENT needs --body-file or --comments-file")
+    payload: Dict[str, Any] = {"event": event}
+    if body is not None:
+        payload["body"] = body
+    if comments:
+        payload["comments"] = comments
+    path = f"{base}/pulls/{pr}/reviews"
+    if dry_run:
+        return _dry_run(f"Would submit a review ({event}) on #{pr}", "POST",
+                        f"{target.api_url}/{path}", payload, comment_count=len(comments))
+    client = ctx.client(require_auth=True)
+    what = f"submit a review ({event}) on {repository}#{pr}"
+    raw = _write(client, "POST", path, payload, what,
+                 _author_check(repository, pr, target.api_url, "review"))
+    if not isinstance(raw, dict) or _id_str(raw.get("id")) is None:
+        raise ServerError(f"{what}: the response holds no review id")
+    rid = raw["id"]
+    warnings: List[str] = []
+    comment_ids: Optional[List[str]] = []
+    if comments:  # the review exists now: a failed read of its comments is only a warning
+        try:
+            items, _, truncated = client.paginate(f"{path}/{rid}/comments",
+                                                  {"per_page": 100}, max_pages=10,
+                                                  what=f"comments of review {rid}")
+            comment_ids = [str(c["id"]) for c in items
+                           if isinstance(c, dict) and _id_str(c.get("id"))]
+            if truncated:
+                warnings.append(f"only the first 1000 comment ids of review {rid} were read")
+        except BundleError as err:
+            comment_ids = None
+            warnings.append(f"the review was submitted, but its comment ids could not be read "
+                            f"({err.message}); read them with "
+                            f"{review_fetch(repository, pr, rid, target.api_url)}")
+    return {
+        "message": f"Successfully submitted a review ({raw.get('state')}) on #{pr}",
+        "reviewId": str(rid),
+        "state": raw.get("state"),
+        "url": raw.get("html_url"),
+        "submittedAt": raw.get("submitted_at"),
+        "author": (raw.get("user") or {}).get("login"),
+        "commentIds": comment_ids,
+        "handoff": {"repository": repository, "number": pr, "reviewId": str(rid),
+                    "fetch": review_fetch(repository, pr, rid, target.api_url)},
+        "wait": wait_command(repository, target.api_url, pr=pr),
+        "requests": client.requests,
+        "warnings": warnings,
+    }
+
+
+def graphql_url(client: Any, ctx: Any) -> str:
+    # gh resolves the host itself: it takes the `graphql` endpoint on its own API base.
+    if hasattr(client.transport, "api_base"):
+        return f"{client.base}/graphql"
+    return config.graphql_url_for(ctx.target.api_url, ctx.env)
+
+
+def resolve(ctx: Any, action: str, thread_id: str, dry_run: bool) -> Dict[str, Any]:
+    """resolveReviewThread / unresolveReviewThread: one mutation, sent once."""
+    if not THREAD_ID.fullmatch(thread_id):
+        raise UsageError(f"--thread-id {thread_id!r} is not a review thread's id: it starts "
+                         "with PRRT_ (the `id` of a thread in get_pr_comments.py's output; a "
+                         "comment's number or PRRC_ id is not a thread); nothing was sent")
+    name = "resolveReviewThread" if action == "resolve" else "unresolveReviewThread"
+    mutation = RESOLVE_MUTATION % name
+    variables = {"threadId": thread_id}
+    if dry_run:
+        url = config.graphql_url_for(ctx.target.api_url, ctx.env)
+        return _dry_run(f"Would {action} review thread {thread_id}", "POST", url,
+                        {"query": mutation, "variables": variables})
+    client = ctx.client(require_auth=True)
+    what = f"{action} review thread {thread_id}"
+    check = ("the mutation is idempotent: running the same command again is safe; or read the "
+             "thread's state with " + _command(["scripts/get_pr_comments.py", "--repo",
+                                                 ctx.target.full_name, "--pr", "N",
+                                                 "--include-resolved", "--format", "json"],
+                                                ctx.target.api_url))
+    try:
+        data, errors = client.mutate(graphql_url(client, ctx), mutation, variables, what)
+    except (NetworkError, ServerError) as err:
+        if getattr(err, "maybe_applied", False):
+            err.message += f" — it may have been applied; {check}"
+        raise
+    if errors:
+        raise _mutation_error(errors, what)
+    thread = ((data or {}).get(name) or {}).get("thread") if isinstance(data, dict) else None
+    if not isinstance(thread, dict):
+        raise ServerError(f"{what}: GraphQL answered without the thread; {check}")
+    verb = "Resolved" if action == "resolve" else "Unresolved"
+    return {
+        "message": f"{verb} review thread {thread_id}",
+        "threadId": thread.get("id") or thread_id,
+        "isResolved": thread.get("isResolved"),
+        "resolvedBy": (thread.get("resolvedBy") or {}).get("login"),
         "requests": client.requests,
     }
+
+
+def _mutation_error(errors: List[Any], what: str) -> BundleError:
+    """GraphQL's HTTP-200 errors: NOT_FOUND exit 4, FORBIDDEN exit 3 with GitHub's message,
+    RATE_LIMITED exit 5, anything else exit 6."""
+    first = next((e for e in errors if isinstance(e, dict)), {})
+    kind = first.get("type") or (first.get("extensions") or {}).get("code") or "error"
+    message = " ".join(str(first.get("message") or "").split())[:300]
+    text = f"{what}: GraphQL {kind}" + (f": {message}" if message else "")
+    if kind == "NOT_FOUND":
+        return NotFoundError(text + " (a thread id of another repository, a deleted thread, "
+                             "or one this token cannot see)")
+    if kind == "FORBIDDEN":
+        return AuthError(text + " (resolving needs write access to the repository: "
+                         "docs/dependencies.md)")
+    if kind == "RATE_LIMITED":
+        return RateLimitedError(text, retry_after_seconds=60)
+    return ServerError(text)

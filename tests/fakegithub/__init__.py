@@ -19,8 +19,8 @@ API: lifecycle ``start stop reset url port``; data ``add_token add_repo add_issu
 add_comment add_comments edit_comment delete_comment comment_ids get_comment add_pull
 add_review add_review_thread add_thread_comments``; review life cycle ``start_review
 add_pending_comment submit_review delete_pending_review reply_to_review_comment
-edit_review_comment delete_review_comment dismiss_review review_ids review_comment_ids
-get_review``; time ``clock`` (settable) and ``advance``; behaviour ``inject
+edit_review_comment delete_review_comment dismiss_review create_review resolve_thread
+unresolve_thread review_ids review_comment_ids get_review``; time ``clock`` (settable) and ``advance``; behaviour ``inject
 inject_graphql_error secondary_rate_limit rate_limit fail_large_pages on_request
 clear_hooks clear_faults`` and the attributes ``review_order`` ("id" or "submitted") and
 ``poll_interval`` (None or seconds: ``X-Poll-Interval`` on every REST answer);
@@ -46,6 +46,13 @@ What it does as GitHub does (see the tests for each):
   started and are seen only by its author's token (REST lists, single reads — 404 for
   others — and GraphQL ``reviewThreads``) until ``submit_review``. ``add_token(...,
   integration=True)``: ``GET /user`` is 403 "Resource not accessible by integration".
+- Review writes as GitHub takes them: ``POST /pulls/N/comments/ID/replies`` (ID a thread's
+  first comment: a reply's id is refused, the worst case of "replies to replies are not
+  supported"), ``POST /pulls/N/reviews`` (with ``event`` submitted, without one PENDING; one
+  pending review per user; no APPROVE/REQUEST_CHANGES on one's own PR), ``POST
+  …/reviews/ID/events``, ``DELETE …/reviews/ID`` (a pending one), ``PUT …/dismissals`` (the
+  owner), ``PATCH /pulls/comments/ID``; GraphQL ``resolveReviewThread`` /
+  ``unresolveReviewThread`` (FORBIDDEN where ``viewer_can_resolve`` is false).
 - Bots: REST login ``name[bot]``, type ``Bot``; GraphQL login without ``[bot]``,
   ``__typename`` ``Bot``.
 - ``clock`` does not move by itself; content without a time gets ``clock``.

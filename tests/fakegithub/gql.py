@@ -236,8 +236,10 @@ class GThread:
 
     @property
     def resolvedBy(self):
-        # The fake does not record who resolved a thread; the pull request's author did.
-        return GActor(self.t.pull.issue.user, self.ctx) if self.t.is_resolved else None
+        # Who resolved it when recorded (the mutations record it); else the PR's author.
+        if not self.t.is_resolved:
+            return None
+        return GActor(self.t.resolved_by or self.t.pull.issue.user, self.ctx)
 
     @property
     def pullRequest(self):
@@ -403,6 +405,34 @@ class Root:
     @property
     def viewer(self):
         return GActor(self.ctx.viewer, self.ctx)
+
+    # mutations (the schema's Mutation type resolves on the same root value)
+    def resolveReviewThread(self, _info, input):
+        return self._set_resolved(input, True, "ResolveReviewThread")
+
+    def unresolveReviewThread(self, _info, input):
+        return self._set_resolved(input, False, "UnresolveReviewThread")
+
+    def _set_resolved(self, input, resolved: bool, mutation: str):
+        thread_id = input["threadId"]
+        thread = self.ctx.store.nodes.get(thread_id)
+        if not isinstance(thread, model.Thread) or not self.ctx.sees(thread):
+            raise GitHubGraphQLError(
+                "NOT_FOUND",
+                f"Could not resolve to PullRequestReviewThread node with the global id of "
+                f"'{thread_id}'",
+            )
+        if not thread.viewer_can_resolve:
+            login = self.ctx.viewer.graphql_login if self.ctx.viewer else "viewer"
+            raise GitHubGraphQLError(
+                "FORBIDDEN",
+                f"{login} does not have the correct permissions to execute `{mutation}`",
+            )
+        self.ctx.store.set_thread_resolved(thread, resolved, self.ctx.viewer)
+        return {
+            "clientMutationId": input.get("clientMutationId"),
+            "thread": GThread(thread, self.ctx),
+        }
 
     def rateLimit(self, _info, dryRun=False):
         b = self.ctx.bucket

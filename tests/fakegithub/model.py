@@ -217,6 +217,7 @@ class Thread:
     subject_type: str  # "LINE" / "FILE"
     diff_side: str = "RIGHT"
     comments: list = field(default_factory=list)  # ReviewComment, ascending id
+    resolved_by: User | None = None  # who resolved it (None: not recorded, or unresolved)
 
 
 @dataclass(eq=False, slots=True)
@@ -562,6 +563,12 @@ class Store:
             pull.threads.remove(thread)
             self.nodes.pop(thread.node_id, None)
         return comment
+
+    def set_thread_resolved(self, thread: Thread, resolved: bool, by: User | None) -> Thread:
+        """Resolve or unresolve a thread (both idempotent, as GitHub's mutations are)."""
+        thread.is_resolved = bool(resolved)
+        thread.resolved_by = by if resolved else None
+        return thread
 
     def delete_review(self, review_id: int) -> None:
         """Drop a review and every comment in it."""

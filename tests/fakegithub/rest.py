@@ -516,6 +516,268 @@ def list_review_review_comments(req: Req, g) -> Resp:
     )
 
 
+# --------------------------------------------------------------------------- review writes
+
+DOC_CREATE_REPLY = "https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment"
+DOC_UPDATE_REVIEW_COMMENT = (
+    "https://docs.github.com/rest/pulls/comments#update-a-review-comment-for-a-pull-request"
+)
+DOC_CREATE_REVIEW = "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"
+DOC_SUBMIT_REVIEW = (
+    "https://docs.github.com/rest/pulls/reviews#submit-a-review-for-a-pull-request"
+)
+DOC_DELETE_REVIEW = (
+    "https://docs.github.com/rest/pulls/reviews#delete-a-pending-review-for-a-pull-request"
+)
+DOC_DISMISS_REVIEW = (
+    "https://docs.github.com/rest/pulls/reviews#dismiss-a-review-for-a-pull-request"
+)
+REVIEW_EVENTS = ("APPROVE", "REQUEST_CHANGES", "COMMENT")
+REVIEW_COMMENT_KEYS = ("path", "position", "body", "line", "side", "start_line", "start_side")
+
+
+def unprocessable(doc: str, *reasons: str) -> Resp:
+    """GitHub's 422 whose ``errors`` are plain strings (reviews answer so)."""
+    return error(422, "Unprocessable Entity", doc, errors=list(reasons))
+
+
+def _review_comment_body(data: dict, doc: str) -> Resp | None:
+    problem = _check_body(data, doc)
+    if problem is not None and isinstance(problem.data, dict):
+        for item in problem.data.get("errors") or []:
+            if isinstance(item, dict) and item.get("resource") == "IssueComment":
+                item["resource"] = "PullRequestReviewComment"
+    return problem
+
+
+def _visible_review_comment(req: Req, g, doc: str):
+    repo = visible_repo(req, g, doc)
+    c = repo and req.store.review_comments.get(int(g["comment_id"]))
+    if not c or c.thread.pull.repo is not repo or not visible_to(c, req.login):
+        return None
+    return c
+
+
+def create_reply(req: Req, g) -> Resp:
+    """``POST /pulls/N/comments/ID/replies``. GitHub documents that ID must be a thread's
+    first comment ("replies to replies are not supported"); the fake refuses a reply's id,
+    the worst case of that sentence."""
+    if req.token is None:
+        return requires_auth(DOC_CREATE_REPLY)
+    pull = _pull(req, g, DOC_CREATE_REPLY)
+    target = pull and _visible_review_comment(req, g, DOC_CREATE_REPLY)
+    if not target or target.thread.pull is not pull:
+        return not_found(DOC_CREATE_REPLY)
+    data = _json_body(req, DOC_CREATE_REPLY)
+    if isinstance(data, Resp):
+        return data
+    problem = _review_comment_body(data, DOC_CREATE_REPLY)
+    if problem:
+        return problem
+    if any(r.state == "PENDING" and r.user.login.lower() == req.login.lower()
+           for r in pull.reviews):
+        # GitHub ties a reply to the user's open draft and refuses (namanshergill/diohub#18)
+        return validation_failed(
+            DOC_CREATE_REPLY,
+            [{"resource": "PullRequestReview", "code": "custom", "field": "user_id",
+              "message": "user_id can only have one pending review per pull request"}],
+        )
+    if target.in_reply_to is not None:
+        return validation_failed(
+            DOC_CREATE_REPLY,
+            [{"resource": "PullRequestReviewComment", "code": "invalid",
+              "field": "in_reply_to_id",
+              "message": "replies to replies are not supported"}],
+        )
+    made = req.fake.reply_to_review_comment(
+        target.id, req.login, data["body"],
+        user_type="Bot" if req.login.endswith("[bot]") else "User",
+        association="OWNER" if req.login.lower() == pull.repo.owner.login.lower() else "NONE",
+    )
+    out = shapes.review_comment(req.view, req.store.review_comments[made["id"]])
+    return Resp(201, out, {"location": out["url"]})
+
+
+def update_review_comment(req: Req, g) -> Resp:
+    if req.token is None:
+        return requires_auth(DOC_UPDATE_REVIEW_COMMENT)
+    c = _visible_review_comment(req, g, DOC_UPDATE_REVIEW_COMMENT)
+    if c is None:
+        return not_found(DOC_UPDATE_REVIEW_COMMENT)
+    login = (req.login or "").lower()
+    if login not in (c.user.login.lower(), c.thread.pull.repo.owner.login.lower()):
+        return error(403, "Must have admin rights to Repository.", DOC_UPDATE_REVIEW_COMMENT)
+    data = _json_body(req, DOC_UPDATE_REVIEW_COMMENT)
+    if isinstance(data, Resp):
+        return data
+    problem = _review_comment_body(data, DOC_UPDATE_REVIEW_COMMENT)
+    if problem:
+        return problem
+    return Resp(200, req.fake.edit_review_comment(c.id, data["body"]))
+
+
+def _review_verdict_refusal(req: Req, pull, event: str | None, body, has_comments: bool,
+                            doc: str) -> Resp | None:
+    """GitHub's refusals of a verdict: one's own PR, a change request without words."""
+    own = (req.login or "").lower() == pull.issue.user.login.lower()
+    if own and event == "APPROVE":
+        return unprocessable(doc, "Can not approve your own pull request")
+    if own and event == "REQUEST_CHANGES":
+        return unprocessable(doc, "Can not request changes on your own pull request")
+    if event == "REQUEST_CHANGES" and not body:
+        return unprocessable(doc, "You need to leave a comment indicating the requested changes.")
+    if event == "COMMENT" and not body and not has_comments:
+        return validation_failed(
+            doc, [{"resource": "PullRequestReview", "code": "missing_field", "field": "body"}]
+        )
+    return None
+
+
+def _bad_event(event, doc: str) -> Resp | None:
+    if event is None or event in REVIEW_EVENTS:
+        return None
+    return error(
+        422,
+        f"Invalid request.\n\nFor 'properties/event', {json.dumps(event)} is not one of "
+        f"{json.dumps(list(REVIEW_EVENTS))}.",
+        doc,
+    )
+
+
+def create_review(req: Req, g) -> Resp:
+    """``POST /pulls/N/reviews``: with ``event`` a submitted review, without one a PENDING
+    review; its ``comments`` open new threads. One pending review per user per PR; no
+    approving or requesting changes on one's own PR."""
+    if req.token is None:
+        return requires_auth(DOC_CREATE_REVIEW)
+    pull = _pull(req, g, DOC_CREATE_REVIEW)
+    if pull is None:
+        return not_found(DOC_CREATE_REVIEW)
+    data = _json_body(req, DOC_CREATE_REVIEW)
+    if isinstance(data, Resp):
+        return data
+    event, body = data.get("event"), data.get("body")
+    bad = _bad_event(event, DOC_CREATE_REVIEW)
+    if bad:
+        return bad
+    if body is not None and not isinstance(body, str):
+        return error(422, f"Invalid request.\n\nFor 'properties/body', {json.dumps(body)} "
+                     "is not a string.", DOC_CREATE_REVIEW)
+    comments = data.get("comments") or []
+    if not isinstance(comments, list):
+        return error(422, "Invalid request.\n\nFor 'properties/comments', "
+                     f"{json.dumps(comments)} is not an array.", DOC_CREATE_REVIEW)
+    drafts = []
+    for c in comments:
+        if not isinstance(c, dict):
+            return error(422, "Invalid request.\n\nFor 'items', "
+                         f"{json.dumps(c)} is not an object.", DOC_CREATE_REVIEW)
+        extra = [k for k in c if k not in REVIEW_COMMENT_KEYS]
+        if extra:
+            return error(422, f"Invalid request.\n\n{json.dumps(extra[0])} is not a "
+                         "permitted key.", DOC_CREATE_REVIEW)
+        if not isinstance(c.get("path"), str) or not isinstance(c.get("body"), str) \
+                or not c["body"]:
+            return validation_failed(DOC_CREATE_REVIEW, [
+                {"resource": "PullRequestReviewComment", "code": "missing_field",
+                 "field": "path" if not isinstance(c.get("path"), str) else "body"}])
+        line = c.get("line")
+        if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+            # the fake serves no diff positions: a comment needs its line
+            return unprocessable(DOC_CREATE_REVIEW,
+                                 "pull_request_review_thread.line must be part of the diff")
+        start = c.get("start_line")
+        if start is not None and (not isinstance(start, int) or start >= line):
+            return unprocessable(DOC_CREATE_REVIEW, "pull_request_review_thread.start_line "
+                                 "must precede the end line.")
+        drafts.append({"path": c["path"], "line": line, "body": c["body"],
+                       "start_line": start, "side": c.get("side")})
+    mine = [r for r in pull.reviews if r.state == "PENDING"
+            and r.user.login.lower() == (req.login or "").lower()]
+    if mine:
+        return unprocessable(DOC_CREATE_REVIEW,
+                             "User can only have one pending review per pull request")
+    refused = _review_verdict_refusal(req, pull, event, body, bool(drafts), DOC_CREATE_REVIEW)
+    if refused:
+        return refused
+    out = req.fake.create_review(
+        pull.repo.owner.login, pull.repo.name, pull.number, req.login, event=event,
+        body=body or "", comments=drafts,
+        user_type="Bot" if req.login.endswith("[bot]") else "User",
+    )
+    return Resp(200, out)
+
+
+def submit_review(req: Req, g) -> Resp:
+    """``POST /pulls/N/reviews/ID/events``: submit one's PENDING review."""
+    if req.token is None:
+        return requires_auth(DOC_SUBMIT_REVIEW)
+    review = _review(req, g, DOC_SUBMIT_REVIEW)
+    if review is None:
+        return not_found(DOC_SUBMIT_REVIEW)
+    data = _json_body(req, DOC_SUBMIT_REVIEW)
+    if isinstance(data, Resp):
+        return data
+    event, body = data.get("event"), data.get("body")
+    if event is None:
+        return validation_failed(DOC_SUBMIT_REVIEW, [
+            {"resource": "PullRequestReview", "code": "missing_field", "field": "event"}])
+    bad = _bad_event(event, DOC_SUBMIT_REVIEW)
+    if bad:
+        return bad
+    if review.state != "PENDING":
+        return unprocessable(DOC_SUBMIT_REVIEW, "Can not submit a non-pending review")
+    has_comments = any(c.review is review for c in review.pull.review_comments)
+    refused = _review_verdict_refusal(req, review.pull, event, body or review.body,
+                                      has_comments, DOC_SUBMIT_REVIEW)
+    if refused:
+        return refused
+    states = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED",
+              "COMMENT": "COMMENTED"}
+    return Resp(200, req.fake.submit_review(review.id, states[event], body))
+
+
+def delete_pending_review(req: Req, g) -> Resp:
+    """``DELETE /pulls/N/reviews/ID``: discard one's PENDING review (200 with the review)."""
+    if req.token is None:
+        return requires_auth(DOC_DELETE_REVIEW)
+    review = _review(req, g, DOC_DELETE_REVIEW)
+    if review is None:
+        return not_found(DOC_DELETE_REVIEW)
+    if review.state != "PENDING":
+        return unprocessable(DOC_DELETE_REVIEW, "Can not delete a non-pending pull request "
+                             "review")
+    out = shapes.review(req.view, review)
+    req.fake.delete_pending_review(review.id)
+    return Resp(200, out)
+
+
+def dismiss_review(req: Req, g) -> Resp:
+    """``PUT /pulls/N/reviews/ID/dismissals``: the repository's owner dismisses an APPROVED
+    or CHANGES_REQUESTED review (the fake knows no other maintainers)."""
+    if req.token is None:
+        return requires_auth(DOC_DISMISS_REVIEW)
+    review = _review(req, g, DOC_DISMISS_REVIEW)
+    if review is None:
+        return not_found(DOC_DISMISS_REVIEW)
+    if (req.login or "").lower() != review.pull.repo.owner.login.lower():
+        return error(403, "Must have admin rights to Repository.", DOC_DISMISS_REVIEW)
+    data = _json_body(req, DOC_DISMISS_REVIEW)
+    if isinstance(data, Resp):
+        return data
+    message = data.get("message")
+    if not isinstance(message, str) or not message:
+        return validation_failed(DOC_DISMISS_REVIEW, [
+            {"resource": "PullRequestReview", "code": "missing_field", "field": "message"}])
+    if data.get("event") not in (None, "DISMISS"):
+        return _bad_event(data.get("event"), DOC_DISMISS_REVIEW)
+    if review.state not in ("APPROVED", "CHANGES_REQUESTED"):
+        kind = "pending" if review.state == "PENDING" else review.state.lower()
+        return unprocessable(DOC_DISMISS_REVIEW,
+                             f"Can not dismiss a {kind} pull request review")
+    return Resp(200, req.fake.dismiss_review(review.id, message))
+
+
 REPO = r"^/(?:repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)|repositories/(?P<repo_id>\d+))"
 
 ROUTES: list[tuple[str, re.Pattern, Callable]] = [
@@ -542,6 +804,28 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
         ("GET", REPO + r"/pulls/(?P<number>\d+)$", get_pull),
         ("GET", REPO + r"/pulls/(?P<number>\d+)/comments$", list_review_comments),
         ("GET", REPO + r"/pulls/comments/(?P<comment_id>\d+)$", get_review_comment),
+        ("PATCH", REPO + r"/pulls/comments/(?P<comment_id>\d+)$", update_review_comment),
+        (
+            "POST",
+            REPO + r"/pulls/(?P<number>\d+)/comments/(?P<comment_id>\d+)/replies$",
+            create_reply,
+        ),
+        ("POST", REPO + r"/pulls/(?P<number>\d+)/reviews$", create_review),
+        (
+            "POST",
+            REPO + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)/events$",
+            submit_review,
+        ),
+        (
+            "DELETE",
+            REPO + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)$",
+            delete_pending_review,
+        ),
+        (
+            "PUT",
+            REPO + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)/dismissals$",
+            dismiss_review,
+        ),
         ("GET", REPO + r"/pulls/(?P<number>\d+)/reviews$", list_reviews),
         (
             "GET",

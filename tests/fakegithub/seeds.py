@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 DEMO_TOKEN = "demo-token"
+DEMO_AUTHOR_TOKEN = "alice-token"  # PR 7's author, for the two-agent review cycle in the docs
 DEMO_REPO = ("octo-org", "hello-world")
 DEMO_ISSUE = 5
 DEMO_PR = 7
@@ -13,7 +14,8 @@ DEMO_PR = 7
 def seed_demo(fake) -> dict:
     """An issue conversation and a reviewed pull request, like a small real project.
 
-    - token ``demo-token`` (login ``octocat``, the repository owner)
+    - token ``demo-token`` (login ``octocat``, the repository owner) and ``alice-token``
+      (login ``alice``, PR 7's author)
     - ``octo-org/hello-world#5``: 45 comments (two pages of 30), one by a bot, one edited,
       one whose body hides text in invisible characters
     - ``octo-org/hello-world#7`` (head ``octo-org:feature/login``): reviews APPROVED,
@@ -22,6 +24,7 @@ def seed_demo(fake) -> dict:
     """
     owner, name = DEMO_REPO
     fake.add_token(DEMO_TOKEN, login="octocat")
+    fake.add_token(DEMO_AUTHOR_TOKEN, login="alice")
     fake.clock = dt.datetime(2026, 4, 23, 9, 0, 0, tzinfo=dt.timezone.utc)
     fake.add_repo(owner, name, owner_type="Organization")
     fake.add_issue(

@@ -513,6 +513,7 @@ class FakeGitHub:
         start_line: int | None = None,
         subject_type: str | None = None,
         created_at=None,
+        side: str | None = None,
     ):
         """One comment of ``review`` (a new thread, or a reply joining a thread), dated now."""
         when = utc(created_at) if created_at is not None else self._clock
@@ -542,6 +543,8 @@ class FakeGitHub:
                 True,
                 kind,
             )
+            if side in ("LEFT", "RIGHT"):
+                thread.diff_side = side
         return self.store.add_review_comment(
             thread, review.user, body, review.association, when, review
         )
@@ -669,6 +672,55 @@ class FakeGitHub:
             comment = self.store.review_comments[int(comment_id)]
             self._edit(comment, body)
             return shapes.review_comment(self._view(), comment)
+
+    def create_review(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        user: str,
+        event: str | None = None,
+        body: str = "",
+        comments: list | None = None,
+        user_type: str = "User",
+        association: str | None = None,
+    ) -> dict:
+        """What ``POST /pulls/N/reviews`` does once GitHub accepted it: a review started now
+        with its comments (new threads, as ``start_review``), submitted now when ``event``
+        is APPROVE, REQUEST_CHANGES or COMMENT, left PENDING without one. The REST route
+        checks GitHub's refusals first (one pending review per user, not one's own PR)."""
+        states = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED",
+                  "COMMENT": "COMMENTED"}
+        if event is not None and event not in states:
+            raise ValueError("event must be APPROVE, REQUEST_CHANGES, COMMENT or None")
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            author = self.store.user(user, user_type)
+            if association is None:
+                association = "OWNER" if author is pull.repo.owner else "NONE"
+            started = self.start_review(owner, name, number, user, body=body,
+                                        user_type=user_type, association=association,
+                                        comments=comments)
+            if event is not None:
+                self.submit_review(started["id"], states[event])
+            return shapes.review(self._view(), self._review_or_raise(started["id"]))
+
+    def resolve_thread(self, thread_id: str, by: str | None = None) -> dict:
+        """Mark a thread resolved (idempotent), by ``by`` (default: the PR's author)."""
+        return self._set_resolved(thread_id, True, by)
+
+    def unresolve_thread(self, thread_id: str) -> dict:
+        return self._set_resolved(thread_id, False, None)
+
+    def _set_resolved(self, thread_id: str, resolved: bool, by: str | None) -> dict:
+        with self._lock:
+            thread = self.store.nodes.get(thread_id)
+            if thread is None or type(thread).__name__ != "Thread":
+                raise KeyError(f"no review thread {thread_id}")
+            user = self.store.user(by) if by else None
+            self.store.set_thread_resolved(thread, resolved, user)
+            return {"id": thread.node_id, "is_resolved": thread.is_resolved,
+                    "resolved_by": user.login if user else None}
 
     def review_ids(
         self, owner: str, name: str, number: int, include_pending: bool = False
