@@ -702,6 +702,8 @@ class Monitor(Round):
 
 SYSTEM_NOTE = ("REST has no thread resolution state: run get_pr_comments.py for which review "
                "threads are resolved")
+THREADS_NOTE = ("threads holds the resolution state of the returned inline comments' threads "
+                "(GraphQL); get_pr_comments.py lists the pull request's other threads")
 KINDS = ("conversation", "reviews")
 
 
@@ -750,11 +752,55 @@ class PullRequestRound(Round):
 
     def extra_fields(self, reading: Reading, previous: Cursors) -> Dict[str, Any]:
         return {"more_available_by_kind": {k: reading.batches[k].more_available
-                                           for k in KINDS}}
+                                           for k in KINDS},
+                "threads": self.threads_of(reading)}
+
+    # -- thread state (CONTRACT section 15): read only for a round that returns inline comments
+    _thread_read: Optional[Tuple[Reading, Optional[List[Dict[str, Any]]]]] = None
+
+    def on_items(self, reading: Reading) -> None:
+        comments = reading.shown.get("new_review_comments") or []
+        if comments:
+            from .threads import attach  # loaded (with pr.py) only by such a round
+
+            self._thread_read = (reading, attach(self.client, self.owner, self.repo,
+                                                 self.number, comments, self.warnings))
+
+    def threads_of(self, reading: Reading) -> Optional[List[Dict[str, Any]]]:
+        """The round's `threads`: [] when it returns no inline comment, null when GraphQL
+        could not be read."""
+        read = self._thread_read
+        return read[1] if read is not None and read[0] is reading else []
 
     def notes(self) -> None:
-        if SYSTEM_NOTE not in self.warnings:
-            self.warnings.append(SYSTEM_NOTE)
+        read = self._thread_read
+        note = THREADS_NOTE if read is not None and read[1] is not None else SYSTEM_NOTE
+        if note not in self.warnings:
+            self.warnings.append(note)
+
+    def check(self, limit: int, after_comment_id: Optional[int] = None,
+              wait: Optional[Any] = None) -> Dict[str, Any]:
+        doc = super().check(limit, after_comment_id, wait)
+        if doc.get("interrupted"):
+            doc["threads"] = []  # an interrupted round returns nothing to process
+        return doc
+
+    def fetch(self, selector: str, value: Optional[int], limit: Optional[int],
+              update_state: bool, force: bool) -> Dict[str, Any]:
+        """As the engine's; a round read (reads by id carry no thread data) also returns
+        `threads`, after its review comments."""
+        doc = super().fetch(selector, value, limit, update_state, force)
+        if selector in ("review_comment_id", "review_id", "comment_id"):
+            return doc
+        read = self._thread_read
+        threads = [] if doc.get("interrupted") or read is None else read[1]
+        out: Dict[str, Any] = {}
+        for key, item in doc.items():
+            out[key] = item
+            if key == "review_comment_count":
+                out["threads"] = threads
+        out.setdefault("threads", threads)
+        return out
 
     def no_cursor_message(self) -> str:
         return ("--wait with --pr needs a stored checkpoint: run check_issue_updates.py --pr N, "

@@ -17,7 +17,7 @@ import argparse
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from . import config
 from .cli import Context
@@ -269,29 +269,41 @@ class PullRequestReader:
             raise ServerError(f"{what}: GraphQL answered without data")
         return data
 
+    def thread_pages(self, query: str, what: str, backward: bool = False
+                     ) -> Iterator[Tuple[Dict[str, Any], List[Dict[str, Any]]]]:
+        """(PR fields, thread nodes) of each page of 100 review threads: the one paginator of
+        `reviewThreads`, for get_pr_comments.py (oldest first, `first`/`after`) and for a round's
+        thread state (newest first, `last`/`before`: its variables are named so). The caller
+        may stop early; at MAX_THREAD_PAGES pages the rest is a limitation."""
+        cursor: Optional[str] = None
+        more, at = ("hasPreviousPage", "startCursor") if backward else ("hasNextPage",
+                                                                        "endCursor")
+        for _ in range(MAX_THREAD_PAGES):
+            data = self._query(query, {"owner": self.owner, "name": self.name,
+                                       "number": self.number,
+                                       ("before" if backward else "after"): cursor}, what)
+            pr = (data.get("repository") or {}).get("pullRequest")
+            if not isinstance(pr, dict):
+                raise NotFoundError(f"{what}: pull request not found")
+            conn = pr.get("reviewThreads") or {}
+            nodes = [n for n in conn.get("nodes") or [] if isinstance(n, dict)]
+            yield pr, (nodes[::-1] if backward else nodes)
+            info = conn.get("pageInfo") or {}
+            if not info.get(more):
+                return
+            cursor = info.get(at)
+        self.limitations.append(f"only the {'last' if backward else 'first'} "
+                                f"{MAX_THREAD_PAGES * PAGE} review threads were read; "
+                                f"{'earlier' if backward else 'later'} threads are missing")
+
     def threads(self) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
         """(PR metadata, every review thread with every comment): the core of the answer."""
         what = f"review threads of {self.label}"
         meta: Dict[str, Any] = {}
         threads: List[Dict[str, Any]] = []
-        after: Optional[str] = None
-        for _ in range(MAX_THREAD_PAGES):
-            data = self._query(THREADS_QUERY, {"owner": self.owner, "name": self.name,
-                                               "number": self.number, "after": after}, what)
-            pr = (data.get("repository") or {}).get("pullRequest")
-            if not isinstance(pr, dict):
-                raise NotFoundError(f"{what}: pull request not found")
+        for pr, nodes in self.thread_pages(THREADS_QUERY, what):
             meta = {"title": pr.get("title"), "state": pr.get("state"), "url": pr.get("url")}
-            conn = pr.get("reviewThreads") or {}
-            for node in conn.get("nodes") or []:
-                if isinstance(node, dict):
-                    threads.append(self._thread(node))
-            info = conn.get("pageInfo") or {}
-            if not info.get("hasNextPage"):
-                return meta, threads
-            after = info.get("endCursor")
-        self.limitations.append(f"only the first {MAX_THREAD_PAGES * PAGE} review threads were "
-                                "read; later threads are missing")
+            threads += [self._thread(node) for node in nodes]
         return meta, threads
 
     def _thread(self, node: Dict[str, Any]) -> Dict[str, Any]:
@@ -448,11 +460,12 @@ def _context(args: argparse.Namespace, number: Optional[int]) -> Context:
         raise
 
 
-def _graphql_url(client: Any, ctx: Context) -> str:
+def graphql_url(client: Any, env: Mapping[str, str]) -> str:
+    """The GraphQL endpoint of the client's API (env GITHUB_GRAPHQL_URL, else derived)."""
     # gh resolves the host itself: it takes the `graphql` endpoint on its own API base.
     if hasattr(client.transport, "api_base"):
         return f"{client.base}/graphql"
-    return config.graphql_url_for(ctx.target.api_url, ctx.env)
+    return config.graphql_url_for(client.api_url, env)
 
 
 # --------------------------------------------------------------------------- command
@@ -469,7 +482,7 @@ def get_pr_comments(args: argparse.Namespace) -> Tuple[Dict[str, Any], Optional[
     if number is None:
         number = _active_pr(client, ctx.target)
     opts = BodyOptions(args.max_body_chars, args.reveal_hidden)
-    reader = PullRequestReader(client, _graphql_url(client, ctx), ctx.target.owner,
+    reader = PullRequestReader(client, graphql_url(client, ctx.env), ctx.target.owner,
                                ctx.target.name, number, opts)
     retrieved_at = now_iso()
     meta, threads = reader.threads()

@@ -1,0 +1,117 @@
+"""Thread state in a pull request's round (CONTRACT section 15, "Threads in rounds").
+
+A round that returns inline comments also returns `threads`: the state of each review thread
+those comments belong to (resolved, outdated, what the viewer may do), and each comment's
+`thread_id`. REST has no threads, so they come from GraphQL `reviewThreads`, matched on the
+thread's first comment (`comments(first: 1)`, its `fullDatabaseId`), which is the REST
+comment's `thread_root_id`. Only then: a poll that returns no inline comment sends no query.
+
+The pages are read through get_pr_comments.py's one paginator (pr.py), newest threads first —
+new comments mostly open new threads or answer recent ones — and the read stops as soon as
+every root is found: at most one query per 100 threads of the pull request. When GraphQL
+cannot be read (no token, an error, FORBIDDEN, the network), the round still succeeds:
+`threads` is null, every `thread_id` null, and a warning says why.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+
+from .errors import BundleError
+from .pr import BodyOptions, PullRequestReader, graphql_url
+
+THREAD_STATE_QUERY = """
+query PullRequestThreadState($owner: String!, $name: String!, $number: Int!, $before: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(last: 100, before: $before) {
+        pageInfo { hasPreviousPage startCursor }
+        nodes {
+          id
+          path
+          line
+          isResolved
+          isOutdated
+          viewerCanResolve
+          viewerCanUnresolve
+          viewerCanReply
+          comments(first: 1) { nodes { fullDatabaseId } }
+        }
+      }
+    }
+  }
+}
+"""
+
+def _root_of(node: Dict[str, Any]) -> Optional[int]:
+    nodes = (node.get("comments") or {}).get("nodes") or []
+    first = nodes[0] if nodes and isinstance(nodes[0], dict) else {}
+    try:
+        return int(first.get("fullDatabaseId"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _entry(node: Dict[str, Any], root: int) -> Dict[str, Any]:
+    return {"id": node.get("id"), "root_comment_id": root, "path": node.get("path"),
+            "line": node.get("line"), "is_resolved": node.get("isResolved"),
+            "is_outdated": node.get("isOutdated"),
+            "viewer_can_resolve": node.get("viewerCanResolve"),
+            "viewer_can_unresolve": node.get("viewerCanUnresolve"),
+            "viewer_can_reply": node.get("viewerCanReply")}
+
+
+def find_threads(client: Any, owner: str, name: str, number: int, roots: Set[int],
+                 env: Optional[Mapping[str, str]] = None
+                 ) -> Tuple[Dict[int, Dict[str, Any]], List[str]]:
+    """({root comment id: thread entry} for the threads whose first comment is in `roots`,
+    limitations); newest pages first, stopping once every root is found. Raises the typed
+    error of a failed read (pr.py's mapping of GraphQL's errors)."""
+    reader = PullRequestReader(client, graphql_url(client, os.environ if env is None else env),
+                               owner, name, number, BodyOptions())
+    found: Dict[int, Dict[str, Any]] = {}
+    pages = reader.thread_pages(THREAD_STATE_QUERY, f"review threads of {reader.label}",
+                                backward=True)
+    for _pr, nodes in pages:
+        for node in nodes:
+            root = _root_of(node)
+            if root in roots and root not in found:
+                found[root] = _entry(node, root)
+        if len(found) == len(roots):
+            pages.close()
+            break
+    return found, reader.limitations
+
+
+def attach(client: Any, owner: str, name: str, number: int,
+           comments: List[Dict[str, Any]], warnings: List[str]
+           ) -> Optional[List[Dict[str, Any]]]:
+    """Give each returned review comment its `thread_id`; the round's `threads` (one per
+    thread, in the order the comments first name them), or None when GraphQL could not be
+    read (then a warning says why)."""
+    roots = {c["thread_root_id"] for c in comments if isinstance(c.get("thread_root_id"), int)}
+    problem = None
+    found: Dict[int, Dict[str, Any]] = {}
+    if not roots:
+        pass
+    elif not getattr(client.transport, "authenticated", True):
+        problem = "GitHub's GraphQL API needs a token"
+    else:
+        try:
+            found, limitations = find_threads(client, owner, name, number, roots)
+            warnings.extend(limitations)
+        except BundleError as err:
+            problem = f"{err.code}: {err.message}"
+    threads: List[Dict[str, Any]] = []
+    seen: Set[int] = set()
+    for c in comments:
+        entry = found.get(c.get("thread_root_id"))  # type: ignore[arg-type]
+        c["thread_id"] = entry["id"] if entry else None
+        if entry and entry["root_comment_id"] not in seen:
+            seen.add(entry["root_comment_id"])
+            threads.append(entry)
+    if problem is not None:
+        warnings.append(f"threads is null: the review threads could not be read ({problem})")
+        return None
+    return threads
