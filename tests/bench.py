@@ -5,7 +5,7 @@
                                                          # about 2.5 for parts 4 and 5
     .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
 
-Five parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
+Six parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
 
 1. Following one issue of 100, 1,000 and 10,000 comments: first look, no-change poll, poll
    after 5 new comments, catch-up after 250, one comment by id. Columns: this bundle (the real
@@ -26,6 +26,10 @@ Five parts, all against tests/fakegithub started in this process on 127.0.0.1 (n
    `sleep 60` + `gh api --paginate` loop (simulated, sleeps scaled), with peak RSS; and the peak
    RSS of an idle wait of 10 polls against the most the contract allows (721). Wait durations
    are shrunk with the test-only GH_MONITOR_TEST_TIME_SCALE.
+6. A review answered in threads (seed 003, section 15) on a PR of 300 threads: three cycles of
+   a review with inline comments, the author's replies in each thread and the reviewer's
+   resolves; per read, the round (with `threads`) and the by-id hand-offs against
+   `get_pr_comments.py --format json` and `gh api --paginate` over the three lists.
 
 The Markdown goes to stdout and to bench-results.md at the repository root. Not collected by
 pytest (no test_ functions); tests/test_bench_smoke.py runs the measurement functions small.
@@ -188,6 +192,7 @@ class Harness:
         self.pyc = {"PYTHONPYCACHEPREFIX": str(pyc_dir or self.tmp / "pycache")}
         self.ids: Dict[int, List[int]] = {}  # issue -> comment ids as seeded
         self.reported: Optional[int] = None  # the `requests` the bundle's outputs claim
+        self.last_threads: Optional[list] = None  # `threads` of the last measured PR round
         fake.add_repo(OWNER, NAME)
 
     # -- data ----------------------------------------------------------------------------------
@@ -793,13 +798,14 @@ def pr_change(h: Harness, number: int, key: str) -> Tuple[List[int], List[int]]:
     return [], []
 
 
-def pr_round(h: Harness, number: int, token: str, root: Path) -> Tuple[int, dict]:
-    """One PR round as an agent runs it: check --pr, then confirm when it returned anything."""
+def pr_round(h: Harness, number: int, token: str, root: Path, *args) -> Tuple[int, dict]:
+    """One PR round as an agent runs it: check --pr, then confirm when it returned anything
+    (or moved past what the filters left out)."""
     r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr", number, "--root", root,
-                 token=token)
+                 *args, token=token)
     doc = h.report(r.json)
     nbytes = len(r.stdout)
-    if doc["has_updates"]:
+    if doc["has_updates"] or doc["recommended_checkpoint"] != doc["previous_checkpoint"]:
         c = h.script("get_latest_comments.py", "--repo", REPOSITORY, "--pr", number, "--root",
                      root, "--confirm-updates", "--snapshot-id", doc["snapshot_id"], token=token)
         h.report(c.json)
@@ -881,8 +887,8 @@ def pr_bound(key: str, reviews: int) -> str:
     """Section 12's request bound for the round (the check; a confirm sends none)."""
     return {"first": "—",
             "idle": f"≤ {2 + reviews // 100} req, all 304 (0 pts)",
-            "review": "≤ 3 req",
-            "replies": "≤ 5 req (2 + r, r = 3)"}[key]
+            "review": "≤ 3 REST req, + ≤ 1 GraphQL per 100 threads (section 15)",
+            "replies": "≤ 5 REST req (2 + r, r = 3), + ≤ 1 GraphQL per 100 threads"}[key]
 
 
 def pr_bound_requests(key: str, reviews: int) -> Optional[int]:
@@ -1219,7 +1225,8 @@ def pr_findings(cells: Dict[Tuple[str, str], List[Wire]], shape: Tuple[int, int,
         for key, title in PR_ROUNDS:
             bound = pr_bound_requests(key, reviews)
             ws = cells[(key, "bundle")]
-            req = max(w.requests for w in ws)
+            # section 12's bounds count REST requests; the thread-state query comes on top
+            req = max(w.requests - w.graphql for w in ws)
             statuses = sorted({s for w in ws for s in w.statuses})
             if key == "idle":
                 notes.append(
@@ -1232,7 +1239,7 @@ def pr_findings(cells: Dict[Tuple[str, str], List[Wire]], shape: Tuple[int, int,
                 scaled = bound + reviews // 100
                 notes.append(
                     f"Above section 12's bound: {title}: {req} requests against at most "
-                    f"{bound}" + (f" ({scaled} if one more conditional request per further 100 "
+                    f"{bound} REST" + (f" ({scaled} if one more conditional request per further 100 "
                                   "reviews applied here too, as for the no-change poll)"
                                   if reviews >= 100 else "")
                     + f": {ws[0].breakdown()}.")
@@ -1397,6 +1404,209 @@ def startup_findings(times: Dict[Tuple[str, bool], List[float]],
 
 # -- main ---------------------------------------------------------------------------------------------
 
+# -- part 6: a review answered in threads (seed 003, section 15) -----------------------------------
+
+REVIEW_THREADS = 300  # threads on the PR before the first cycle
+REVIEW_CYCLES = 3
+NOTES_PER_REVIEW = 3
+CYCLE_COLUMNS = ("round", "handoff", "snapshot", "gh")
+CYCLE_TITLES = {"round": "round (`check_issue_updates.py --pr N --ignore-author @me`, confirm)",
+                "handoff": "hand-off (`handoff.fetch`, by id)",
+                "snapshot": "`get_pr_comments.py --format json`",
+                "gh": "`gh api --paginate`, the 3 lists"}
+CYCLE_READS = (("review", "author reads the review"),
+               ("replies", "reviewer reads the replies"))
+
+
+@dataclass
+class CycleRow:
+    cycle: int
+    read: str
+    cells: Dict[str, Wire]
+    writes: int  # requests of the writes before this read (the review, or the replies)
+
+
+def review_pull(h: Harness, threads: int) -> int:
+    """A PR by `author` with `threads` review threads (10 a review, by three reviewers)."""
+    fake = h.fake
+    h._issues += 1
+    number = h._issues
+    fake.add_pull(OWNER, NAME, number, title="Rework the transport", user="author")
+    h.ids[number] = fake.add_comments(OWNER, NAME, number, 20, body=body)
+    for r in range(-(-threads // 10)):
+        n = min(10, threads - 10 * r)
+        started = fake.start_review(OWNER, NAME, number, ("bob", "carol", "dave")[r % 3],
+                                    comments=[{"path": f"src/module_{(r + i) % 17}.py",
+                                               "line": 10 + 7 * i, "body": body(10 * r + i)}
+                                              for i in range(n)])
+        fake.advance(60)
+        fake.submit_review(started["id"], "COMMENTED", body=body(r) if r % 2 else "")
+    fake.advance(60)
+    return number
+
+
+def measure_review_cycles(h: Harness, threads: int = REVIEW_THREADS,
+                          cycles: int = REVIEW_CYCLES,
+                          columns: Sequence[str] = CYCLE_COLUMNS,
+                          progress: Callable[[str], None] = lambda s: None) -> List[CycleRow]:
+    """Seed 003's three-cycle review with real review objects: the reviewer submits a review
+    with inline comments and hands over `reviewId`; the author reads it, replies in each thread
+    naming the commit and hands back the reply ids; the reviewer reads the replies and resolves
+    the threads, by the ids its round's `threads` gave. Each read four ways."""
+    progress(f"a review answered in threads, {threads} threads")
+    number = review_pull(h, threads)
+    people = {"reviewer": h.token("reviewer"), "author": h.token("author")}
+    roots = {who: h.root() for who in people}
+    for who in people:  # each agent's first look, confirmed (not measured)
+        pr_round(h, number, people[who], roots[who], "--ignore-author", "@me")
+    h.fake.clear_log()
+    tmp = h.root()
+    rows: List[CycleRow] = []
+    for cycle in range(1, cycles + 1):
+        notes = [{"path": "src/transport.py", "line": 20 + 10 * i + cycle,
+                  "body": f"Cycle {cycle}, note {i}: {REVIEW.format(n=cycle)}"}
+                 for i in range(NOTES_PER_REVIEW)]
+        (tmp / "notes.json").write_text(json.dumps(notes))
+        posted = h.script("manage_issue_comment.py", "--action", "review", "--repo", REPOSITORY,
+                          "--pr", number, "--event", "REQUEST_CHANGES", "--body-file", "-",
+                          "--comments-file", tmp / "notes.json", token=people["reviewer"],
+                          stdin=REVIEW.format(n=cycle).encode()).json
+        writes = len(h.fake.requests)
+        h.fake.clear_log()
+        note_ids = [int(c) for c in posted["commentIds"]]
+        want = {"review": note_ids}
+        cells = {c: read_cycle(h, number, "review", c, people["author"], roots["author"],
+                               [posted["handoff"]["fetch"]], note_ids, note_ids)
+                 for c in columns}
+        rows.append(CycleRow(cycle, CYCLE_READS[0][1], cells, writes))
+        replies = []
+        for i, cid in enumerate(note_ids):
+            out = h.script("manage_issue_comment.py", "--action", "reply", "--repo", REPOSITORY,
+                           "--pr", number, "--review-comment-id", cid, "--body-file", "-",
+                           token=people["author"],
+                           stdin=f"Fixed in 3f2c1a{cycle}{i}: {REPLY.format(n=cycle)}".encode())
+            replies.append(out.json)
+        writes = len(h.fake.requests)
+        h.fake.clear_log()
+        want["replies"] = [int(r["commentId"]) for r in replies]
+        cells = {c: read_cycle(h, number, "replies", c, people["reviewer"], roots["reviewer"],
+                               [r["handoff"]["fetch"] for r in replies], want["replies"],
+                               note_ids)
+                 for c in columns}
+        rows.append(CycleRow(cycle, CYCLE_READS[1][1], cells, writes))
+        # the reviewer resolves each thread by the id its round handed it
+        for thread in h.last_threads or []:
+            h.script("manage_issue_comment.py", "--action", "resolve", "--repo", REPOSITORY,
+                     "--thread-id", thread["id"], token=people["reviewer"])
+        h.fake.clear_log()
+    return rows
+
+
+def read_cycle(h: Harness, number: int, key: str, column: str, token: str, root: Path,
+               fetches: List[str], want: List[int], thread_roots: List[int]) -> Wire:
+    """One read of a cycle: the new inline comments `want` (in the threads of
+    `thread_roots`), one way."""
+    fake = h.fake
+    inline = len(fake.review_comment_ids(OWNER, NAME, number))
+
+    def by_round() -> int:
+        nbytes, doc = pr_round(h, number, token, root, "--ignore-author", "@me")
+        got = [c["id"] for c in doc["new_review_comments"]]
+        roots = [t["root_comment_id"] for t in doc["threads"] or []]
+        if got != want or roots != thread_roots or any(t["is_resolved"]
+                                                         for t in doc["threads"]):
+            raise BenchError(f"cycle read {key}: the round returned {got} with threads "
+                             f"{roots}; expected {want}, each with its unresolved thread")
+        h.last_threads = doc["threads"]
+        return nbytes
+
+    def by_handoff() -> int:
+        nbytes, got = 0, []
+        for fetch in fetches:
+            out = h._run(shlex.split(fetch), h.script_env(token), cwd=REPO)
+            got += [c["id"] for c in h.report(out.json)["review_comments"]]
+            nbytes += len(out.stdout)
+        if got != want:
+            raise BenchError(f"handoff.fetch returned {got}, not {want}")
+        return nbytes
+
+    def snapshot() -> int:
+        out = h.script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", number,
+                       "--format", "json", "--include-resolved", token=token)
+        doc = out.json
+        ids = {c["id"] for t in doc["reviewThreads"] for c in t["comments"]}
+        if len(ids) != inline or not set(want) <= ids:
+            raise BenchError(f"get_pr_comments.py read {len(ids)} inline comments of {inline}")
+        return len(out.stdout)
+
+    def paginate() -> int:
+        nbytes, got = 0, set()
+        for path in PR_LISTS:
+            out = h.gh(token, f"repos/{REPOSITORY}/{path.format(n=number)}", True)
+            got |= {c.get("id") for c in json_items(out.stdout)}
+            nbytes += len(out.stdout)
+        if not set(want) <= got:
+            raise BenchError("gh api --paginate missed the new inline comments")
+        return nbytes
+
+    action = {"round": by_round, "handoff": by_handoff, "snapshot": snapshot,
+              "gh": paginate}[column]
+    return measure_wire(h, token, action)
+
+
+def fmt_cycle(w: Wire) -> str:
+    gql = f" ({w.graphql} GraphQL)" if w.graphql else ""
+    return f"{w.requests} req{gql} · {fmt_bytes(w.stdout)}"
+
+
+def table_cycles(rows: List[CycleRow], columns: Sequence[str]) -> str:
+    head = ["cycle", "read"] + [CYCLE_TITLES[c] for c in columns]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---:", "---"] + ["---"] * len(columns)) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join([str(r.cycle), r.read]
+                                       + [fmt_cycle(r.cells[c]) for c in columns]) + " |")
+    totals = ["all", f"{len(rows)} reads"]
+    for c in columns:
+        ws = [r.cells[c] for r in rows]
+        totals.append(f"{sum(w.requests for w in ws)} req · "
+                      f"{fmt_bytes(sum(w.stdout for w in ws))}")
+    lines.append("| " + " | ".join(totals) + " |")
+    return "\n".join(lines)
+
+
+def cycle_findings(rows: List[CycleRow], columns: Sequence[str], threads: int) -> List[str]:
+    def total(c: str, get: Callable[[Wire], int]) -> int:
+        return sum(get(r.cells[c]) for r in rows)
+
+    notes = []
+    if "round" in columns:
+        gql = [r.cells["round"].graphql for r in rows]
+        notes.append(f"Rounds: {spread([r.cells['round'].requests for r in rows])} requests a "
+                     f"read, of them {spread(gql)} GraphQL for the thread state (at most "
+                     f"{-(-threads // 100)} on {threads}+ threads: one per 100), "
+                     f"{fmt_bytes(min(r.cells['round'].stdout for r in rows))}–"
+                     f"{fmt_bytes(max(r.cells['round'].stdout for r in rows))} stdout; each "
+                     "holds the new comments with their `thread_id` and `threads`, whose ids "
+                     "the reviewer resolved by.")
+    for other in ("snapshot", "gh"):
+        if other in columns and "round" in columns:
+            notes.append(f"Against {CYCLE_TITLES[other]}: "
+                         f"{total(other, lambda w: w.stdout) / total('round', lambda w: w.stdout):,.0f}"
+                         f"× the stdout bytes, {total(other, lambda w: w.requests)} requests "
+                         f"against {total('round', lambda w: w.requests)} over the "
+                         f"{len(rows)} reads.")
+    if "handoff" in columns:
+        notes.append("Hand-offs by id (`--review-id`, `--review-comment-id`): "
+                     f"{spread([r.cells['handoff'].requests for r in rows])} requests a read, no "
+                     "GraphQL and no thread state (reads by id carry none): the round is the "
+                     "read that says what is resolved.")
+    notes.append(f"Writes: the review {spread([r.writes for r in rows if 'review' in r.read])} "
+                 f"requests; the {NOTES_PER_REVIEW} replies "
+                 f"{spread([r.writes for r in rows if 'replies' in r.read])} requests together.")
+    return notes
+
+
 def tool_version(cmd: List[str]) -> str:
     try:
         out = subprocess.run(cmd, capture_output=True, check=False, timeout=30).stdout
@@ -1416,6 +1626,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help=f"runs of the pull-request rounds (default {PR_RUNS})")
     p.add_argument("--no-pr", action="store_true", help="skip the pull-request rounds")
     p.add_argument("--no-wait", action="store_true", help="skip the --wait measurement")
+    p.add_argument("--no-review", action="store_true",
+                   help="skip the review answered in threads (part 6)")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -1441,6 +1653,9 @@ def main(argv: Optional[List[str]] = None) -> int:
               measure_pr(h, runs=args.pr_runs, columns=pr_columns, progress=progress))
         waited = (None if args.no_wait else
                   measure_wait(h, gh=bool(shutil.which("gh")), progress=progress))
+        cycle_columns = [c for c in CYCLE_COLUMNS if c != "gh" or shutil.which("gh")]
+        cycles = ([] if args.no_review else
+                  measure_review_cycles(h, columns=cycle_columns, progress=progress))
     finally:
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1526,6 +1741,19 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "(GH_MONITOR_TEST_TIME_SCALE, test-only).", "",
                 table_wait(waited), "", table_flat(waited), ""]
         doc += [f"- {line}" for line in wait_findings(waited)] + [""]
+    if cycles:
+        doc += ["## 6. A review answered in threads (seed 003, section 15)", "",
+                f"A pull request with {REVIEW_THREADS} review threads (and 20 conversation "
+                f"comments); {REVIEW_CYCLES} cycles. The reviewer submits a REQUEST_CHANGES "
+                f"review with {NOTES_PER_REVIEW} inline comments (`manage_issue_comment.py "
+                "--action review`) and hands over `reviewId`; the author reads it, replies in "
+                "each thread naming the commit (`--action reply`) and hands back the reply "
+                "ids; the reviewer reads the replies, then resolves each thread by the `id` in "
+                "its round's `threads` (`--action resolve`). Each read four ways; each cell: "
+                "requests (of them GraphQL) · stdout bytes the agent reads.", "",
+                table_cycles(cycles, cycle_columns), ""]
+        doc += [f"- {line}" for line in cycle_findings(cycles, cycle_columns,
+                                                       REVIEW_THREADS)] + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
     print(text)

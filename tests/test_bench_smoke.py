@@ -91,3 +91,24 @@ def test_bench_wait_small(harness):
         assert 1 < w.polls <= polls and w.requests == w.polls and w.points == 0
     assert "beyond the bounds" in " ".join(bench.wait_findings(res))
     assert bench.table_wait(res).count("\n") == 4 and bench.table_flat(res).count("\n") == 3
+
+
+def test_bench_review_cycles_small(harness):
+    columns = ("round", "handoff", "snapshot") + (("gh",) if shutil.which("gh") else ())
+    rows = bench.measure_review_cycles(harness, threads=30, cycles=2, columns=columns)
+    assert [r.read for r in rows] == [read for _, read in bench.CYCLE_READS] * 2
+    for r in rows:
+        rnd = r.cells["round"]
+        assert rnd.graphql == 1  # 30 threads: one query for the thread state
+        assert r.cells["handoff"].graphql == 0  # reads by id carry no thread data
+        assert r.cells["snapshot"].graphql >= 1
+        assert r.cells["snapshot"].stdout > 5 * rnd.stdout
+        if "gh" in columns:
+            assert r.cells["gh"].stdout > 5 * rnd.stdout
+    # the reviewer resolved the first cycle's threads by the ids its round handed it
+    resolved = [t for t in harness.fake.store.nodes.values()
+                if type(t).__name__ == "Thread" and t.is_resolved]
+    assert len(resolved) == 2 * bench.NOTES_PER_REVIEW
+    table = bench.table_cycles(rows, columns)
+    assert table.count("\n") == 2 + len(rows)
+    assert bench.cycle_findings(rows, columns, 30)

@@ -269,3 +269,15 @@ def test_threads_under_transport_gh(pr, tmp_path, gh_env):
     assert [t["id"] for t in threads] == [done["id"], thread_id_of(pr, cids[0])]
     assert threads == [expected(pr, t["id"]) for t in threads]
     assert len(graphql(pr)) == 1, pr.requests
+
+
+def test_the_summary_names_each_inline_comments_thread_state(pr, agent):
+    done = pr.add_review_thread(OWNER, NAME, PR, "src/done.py", line=4, is_resolved=True)
+    pr.advance(60)
+    cids = review(pr, 1)
+    r = agent.check("--format", "summary")
+    assert r.code == 0, r
+    lines = [line for line in r.stdout.splitlines() if line.startswith("--- inline comment")]
+    assert len(lines) == 2, r.stdout
+    assert lines[0].endswith(f"thread {done['comment_ids'][0]} {done['id']}, resolved)")
+    assert lines[1].endswith(f"thread {cids[0]} {thread_id_of(pr, cids[0])}, unresolved)")

@@ -36,13 +36,18 @@ def _review_lines(r: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def _inline_lines(c: Dict[str, Any]) -> List[str]:
+def _inline_lines(c: Dict[str, Any], threads: Dict[Any, Dict[str, Any]]) -> List[str]:
     where = f"{c.get('path')}" + (f":{c.get('line')}" if c.get("line") is not None else "")
     if c.get("outdated"):
         where += " (outdated)"
     lines = _comment_lines(c)
+    thread = f"thread {c.get('thread_root_id')}"
+    state = threads.get(c.get("thread_id"))
+    if state is not None:  # the round's thread state (CONTRACT section 15)
+        thread += f" {state.get('id')}, " + ("resolved" if state.get("is_resolved")
+                                             else "unresolved")
     lines[0] = lines[0].replace("--- comment", "--- inline comment", 1) + \
-        f" on {reveal(where)} (review {c.get('review_id')}, thread {c.get('thread_root_id')})"
+        f" on {reveal(where)} (review {c.get('review_id')}, {thread})"
     return lines
 
 
@@ -80,8 +85,9 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
         lines += _comment_lines(c)
     for r in reviews:
         lines += _review_lines(r)
+    threads = {t.get("id"): t for t in doc.get("threads") or [] if isinstance(t, dict)}
     for c in inline:
-        lines += _inline_lines(c)
+        lines += _inline_lines(c, threads)
     for w in doc.get("warnings") or []:
         lines.append(f"note: {w}")
     return "\n".join(lines) + "\n"
