@@ -1601,9 +1601,13 @@ def cycle_findings(rows: List[CycleRow], columns: Sequence[str], threads: int) -
                      f"{spread([r.cells['handoff'].requests for r in rows])} requests a read, no "
                      "GraphQL and no thread state (reads by id carry none): the round is the "
                      "read that says what is resolved.")
-    notes.append(f"Writes: the review {spread([r.writes for r in rows if 'review' in r.read])} "
-                 f"requests; the {NOTES_PER_REVIEW} replies "
-                 f"{spread([r.writes for r in rows if 'replies' in r.read])} requests together.")
+    reviews = [r.writes for r in rows if r.read == CYCLE_READS[0][1]]
+    replies = [r.writes for r in rows if r.read == CYCLE_READS[1][1]]
+    notes.append(f"Writes: each review {spread(reviews)} requests (the POST, then its comment "
+                 f"ids); the {NOTES_PER_REVIEW} replies {spread(replies)} requests together "
+                 "(each reads its comment first, then posts). The rounds re-read the agent's "
+                 "own review or replies once, left out by `--ignore-author @me` and passed by "
+                 "the confirm (2 + r of section 12 counts them).")
     return notes
 
 
