@@ -19,7 +19,9 @@ then three short chapters:
   comment does not wake it, the human's reply does (waits time-scaled: test-only switch)
   answering a review: octocat submits a review with inline comments (one request) and hands
   over its id -> alice, the author, reads it by id and replies in a thread naming the commit
-  -> octocat resolves that thread (one mutation) -> octocat's next round holds exactly the reply
+  -> octocat's next round holds exactly the reply, with its thread's state (`threads`) ->
+  octocat resolves that thread by that id (one mutation) -> the round, checked again before
+  the confirm, shows the thread resolved
 
 It lives in tests/ because it drives the test fake; scripts/ holds only what an installed
 skill runs.
@@ -129,6 +131,17 @@ class Demo:
                      f"{short(c['body'], 34)}")
         for c in doc["new_comments"]:
             self.say(f"  comment {c['id']}  {c['author']:<12} {short(c['body'], 40)}")
+
+    def show_threads(self, doc: Dict[str, Any]) -> None:
+        """A round's `threads`: id, where, state, what the viewer may do."""
+        for t in doc["threads"] or []:
+            state = "resolved" if t["is_resolved"] else "unresolved"
+            if t["is_outdated"]:
+                state += ", outdated"
+            can = [k[len("viewer_can_"):] for k in ("viewer_can_resolve", "viewer_can_unresolve",
+                                                     "viewer_can_reply") if t[k]]
+            self.say(f"  thread {t['id']}  {t['path']}:{t['line']}  {state}  "
+                     f"(root {t['root_comment_id']}; may {', '.join(can) or 'nothing'})")
 
     def show_log(self, entries: List[Any], notes: Optional[List[str]] = None) -> None:
         """The fake GitHub's log: method, path (repository prefix cut), conditional?, status."""
@@ -460,21 +473,7 @@ class Demo:
         self.show_log(self.fake.requests[before:])
         self.say(f"alice hands back the reply id, and waits: {doc['wait'].split(' --api-url')[0]}")
 
-        self.step("octocat resolves that thread (the user asked), one GraphQL mutation")
-        doc = self.run(f"python3 scripts/get_pr_comments.py {r} --file src/auth/session.py "
-                       "--format json")
-        thread = next(t["id"] for t in doc["reviewThreads"]
-                      if t["comments"] and str(t["comments"][0]["id"]) == inline[0])
-        before = len(self.fake.requests)
-        doc = self.run(f"python3 scripts/manage_issue_comment.py --action resolve --repo "
-                       f"{REPOSITORY} --thread-id {thread}")
-        log = self.fake.requests[before:]
-        self.check(doc["isResolved"] is True and [e.path for e in log] == ["/graphql"],
-                   f"unexpected resolve: {doc} {log}")
-        self.say(f"{doc['message']} (resolvedBy {doc['resolvedBy']}); "
-                 f"requests: {doc['requests']}")
-
-        self.step("octocat's next round: exactly alice's reply")
+        self.step("octocat's next round: exactly alice's reply, with its thread")
         doc = self.run(f"python3 scripts/check_issue_updates.py {r} --ignore-author @me")
         self.check([c["id"] for c in doc["new_review_comments"]] == [int(reply)]
                    and not doc["new_reviews"] and not doc["new_comments"],
@@ -482,6 +481,32 @@ class Demo:
         self.say("exactly the reply; octocat's own review is left out by --ignore-author @me "
                  f"(filtered_out: {json.dumps(doc['filtered_out'])})")
         self.show_round(doc)
+        (thread,) = doc["threads"] or [None]
+        self.check(thread is not None and thread["root_comment_id"] == int(inline[0])
+                   and thread["is_resolved"] is False
+                   and doc["new_review_comments"][0]["thread_id"] == thread["id"],
+                   f"the round's threads do not hold the reply's thread: {doc['threads']}")
+        self.show_threads(doc)
+        graphql = sum(1 for e in self.fake.requests[-doc["requests"]:] if e.path == "/graphql")
+        self.say(f"{doc['requests']} requests, {graphql} of them the GraphQL read of thread "
+                 "state (sent only because the round returns an inline comment)")
+
+        self.step("octocat resolves that thread by the round's thread id (as asked)")
+        before = len(self.fake.requests)
+        doc = self.run(f"python3 scripts/manage_issue_comment.py --action resolve --repo "
+                       f"{REPOSITORY} --thread-id {thread['id']}")
+        log = self.fake.requests[before:]
+        self.check(doc["isResolved"] is True and [e.path for e in log] == ["/graphql"],
+                   f"unexpected resolve: {doc} {log}")
+        self.say(f"{doc['message']} (resolvedBy {doc['resolvedBy']}); "
+                 f"requests: {doc['requests']}; no get_pr_comments.py to find the thread")
+
+        self.step("octocat checks again, then confirms: its thread resolved")
+        doc = self.run(f"python3 scripts/check_issue_updates.py {r} --ignore-author @me")
+        self.check([c["id"] for c in doc["new_review_comments"]] == [int(reply)]
+                   and [t["is_resolved"] for t in doc["threads"] or []] == [True],
+                   f"the next round does not show the thread resolved: {doc}")
+        self.show_threads(doc)
         doc = self.run(f"python3 scripts/get_latest_comments.py {r} --confirm-updates "
                        f"--snapshot-id {doc['snapshot_id']}")
         self.check(doc["state_updated"] is True, "PR confirm failed")

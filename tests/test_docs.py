@@ -401,6 +401,9 @@ def test_make_demo_runs_offline_and_shows_the_304(tmp_path):
     assert "test-only variable scales waits" in out  # it says its waits are time-scaled
     # answering a review: one review, the author's reply in a thread, a resolve, the next round
     assert "octocat's next round: exactly alice's reply" in out and "Resolved review thread" in out
+    # the rounds carry the thread's state: unresolved, then resolved after the resolve
+    assert "src/auth/session.py:57  unresolved" in out
+    assert "src/auth/session.py:57  resolved" in out
     assert elapsed < 60, f"make demo took {elapsed:.0f} s"
 
 
