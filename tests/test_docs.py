@@ -13,7 +13,7 @@
   the same document ran, `COMMENT_ID` by the `commentId` of its last post (or reply),
   `REVIEW_ID` and `FIRST_INLINE_ID` by the `reviewId` and first of the `commentIds` of its last
   review, `SECOND_INLINE_ID` by the second, `THREAD_ID` by the first unresolved thread's `id`
-  in its last `get_pr_comments.py` JSON.
+  in its last `get_pr_comments.py` JSON or `--pr` round's `threads`.
 - Commands may appear only in ```bash blocks (```text and ```json blocks are output).
 - Every flag in every script's --help and every exit code is in docs/reference.md.
 - `make demo` (or tests/demo.py when the .venv is not built by make) runs offline and shows
@@ -285,6 +285,8 @@ def test_documented_commands_exit_as_documented(doc, fake, tmp_path):
                 values["SECOND_INLINE_ID"] = ids[1] if len(ids) > 1 else None
             threads = [t for t in doc_json.get("reviewThreads") or []
                        if isinstance(t, dict) and t.get("isResolved") is False]
+            threads += [t for t in doc_json.get("threads") or []  # a PR round's thread state
+                        if isinstance(t, dict) and t.get("is_resolved") is False]
             if threads:
                 values["THREAD_ID"] = threads[0]["id"]
         else:

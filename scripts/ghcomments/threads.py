@@ -6,9 +6,10 @@ those comments belong to (resolved, outdated, what the viewer may do), and each 
 thread's first comment (`comments(first: 1)`, its `fullDatabaseId`), which is the REST
 comment's `thread_root_id`. Only then: a poll that returns no inline comment sends no query.
 
-The pages are read through get_pr_comments.py's one paginator (pr.py), newest threads first —
-new comments mostly open new threads or answer recent ones — and the read stops as soon as
-every root is found: at most one query per 100 threads of the pull request. When GraphQL
+The pages are read through get_pr_comments.py's one paginator (pr.py), from both ends in turn,
+newest first — new comments mostly open new threads or answer recent ones, and an old thread
+sits at the start — and the read stops as soon as every root is found, or once the pages read
+cover every thread: at most one query per 100 threads of the pull request. When GraphQL
 cannot be read (no token, an error, FORBIDDEN, the network), the round still succeeds:
 `threads` is null, every `thread_id` null, and a warning says why.
 """
@@ -21,13 +22,15 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 from .errors import BundleError
 from .pr import BodyOptions, PullRequestReader, graphql_url
 
+# {args}: the page (newest first from the end, or oldest first from the start); nodes shared.
 THREAD_STATE_QUERY = """
-query PullRequestThreadState($owner: String!, $name: String!, $number: Int!, $before: String) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviewThreads(last: 100, before: $before) {
-        pageInfo { hasPreviousPage startCursor }
-        nodes {
+query PullRequestThreadState($owner: String!, $name: String!, $number: Int!, {var}) {{
+  repository(owner: $owner, name: $name) {{
+    pullRequest(number: $number) {{
+      reviewThreads({args}) {{
+        totalCount
+        pageInfo {{ {info} }}
+        nodes {{
           id
           path
           line
@@ -36,13 +39,18 @@ query PullRequestThreadState($owner: String!, $name: String!, $number: Int!, $be
           viewerCanResolve
           viewerCanUnresolve
           viewerCanReply
-          comments(first: 1) { nodes { fullDatabaseId } }
-        }
-      }
-    }
-  }
-}
+          comments(first: 1) {{ nodes {{ fullDatabaseId }} }}
+        }}
+      }}
+    }}
+  }}
+}}
 """
+FROM_THE_END = THREAD_STATE_QUERY.format(var="$before: String", args="last: 100, before: $before",
+                                         info="hasPreviousPage startCursor")
+FROM_THE_START = THREAD_STATE_QUERY.format(var="$after: String", args="first: 100, after: $after",
+                                           info="hasNextPage endCursor")
+
 
 def _root_of(node: Dict[str, Any]) -> Optional[int]:
     nodes = (node.get("comments") or {}).get("nodes") or []
@@ -66,21 +74,38 @@ def find_threads(client: Any, owner: str, name: str, number: int, roots: Set[int
                  env: Optional[Mapping[str, str]] = None
                  ) -> Tuple[Dict[int, Dict[str, Any]], List[str]]:
     """({root comment id: thread entry} for the threads whose first comment is in `roots`,
-    limitations); newest pages first, stopping once every root is found. Raises the typed
-    error of a failed read (pr.py's mapping of GraphQL's errors)."""
+    limitations). Pages are taken from both ends in turn, the newest first (a new comment
+    mostly opens a thread or answers a recent one; an old thread sits at the start), and the
+    read stops once every root is found or the pages read cover all `totalCount` threads: at
+    most one query per 100 threads. Raises the typed error of a failed read (pr.py's
+    mapping of GraphQL's errors)."""
     reader = PullRequestReader(client, graphql_url(client, os.environ if env is None else env),
                                owner, name, number, BodyOptions())
+    what = f"review threads of {reader.label}"
+    ends = [reader.thread_pages(FROM_THE_END, what, backward=True),
+            reader.thread_pages(FROM_THE_START, what)]
     found: Dict[int, Dict[str, Any]] = {}
-    pages = reader.thread_pages(THREAD_STATE_QUERY, f"review threads of {reader.label}",
-                                backward=True)
-    for _pr, nodes in pages:
-        for node in nodes:
-            root = _root_of(node)
-            if root in roots and root not in found:
-                found[root] = _entry(node, root)
-        if len(found) == len(roots):
+    read = turn = 0
+    total: Optional[int] = None
+    try:
+        while len(found) < len(roots):
+            try:  # without a total the start is never known to be unread: one end only
+                pr, nodes = next(ends[turn % 2 if total is not None else 0])
+            except StopIteration:  # that end reached the other: every thread was read
+                break
+            turn += 1
+            read += len(nodes)
+            for node in nodes:
+                root = _root_of(node)
+                if root in roots and root not in found:
+                    found[root] = _entry(node, root)
+            count = (pr.get("reviewThreads") or {}).get("totalCount")
+            total = count if isinstance(count, int) and total in (None, count) else None
+            if total is not None and read >= total:
+                break
+    finally:
+        for pages in ends:
             pages.close()
-            break
     return found, reader.limitations
 
 
