@@ -12,10 +12,21 @@ from __future__ import annotations
 
 import json
 import math
+import signal
+import subprocess
+import time
 
 import pytest
 
-from tests.support import OWNER, REPOSITORY, Agent, run_script, script_env
+from tests.support import (
+    OWNER,
+    REPOSITORY,
+    SCRIPT_PYTHON,
+    SCRIPTS,
+    Agent,
+    run_script,
+    script_env,
+)
 
 NAME = "hello"
 PR = 7
@@ -292,3 +303,46 @@ def test_the_summary_names_each_inline_comments_thread_state(pr, agent):
     assert len(lines) == 2, r.stdout
     assert lines[0].endswith(f"thread {done['comment_ids'][0]} {done['id']}, resolved)")
     assert lines[1].endswith(f"thread {cids[0]} {thread_id_of(pr, cids[0])}, unresolved)")
+
+
+# -- signals: an interrupted round returns nothing, `threads` included ---------------------------
+
+def _spawn(agent, *args, **env):
+    cmd = [SCRIPT_PYTHON, str(SCRIPTS / "check_issue_updates.py"), "--repo", REPOSITORY,
+           "--pr", str(PR), "--root", str(agent.root), *map(str, args)]
+    return subprocess.Popen(cmd, env=dict(agent.env, **env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _wait_for(predicate, proc, seconds=60.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"exited early: {proc.communicate()}")
+        time.sleep(0.02)
+    raise AssertionError("the process never got there")
+
+
+@pytest.mark.parametrize("moment", ["during the thread read", "before the commit point"])
+def test_an_interrupted_round_has_empty_threads_and_leaves_the_files(pr, agent, moment):
+    review(pr, 1)
+    agent.look_and_confirm()
+    review(pr, 2, user="carol")
+    before = {p.name: p.read_bytes() for p in agent.file().parent.glob("*.json")}
+    pr.clear_log()
+    if moment == "during the thread read":
+        pr.inject("POST", r"/graphql$", mode="delay", delay=20)
+        proc = _spawn(agent)
+        _wait_for(lambda: graphql(pr), proc)
+    else:
+        proc = _spawn(agent, GH_MONITOR_TEST_WRITE_PAUSE="write:30")
+        _wait_for(lambda: list(agent.file().parent.glob(".*tmp-*")), proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, (out, err)
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["snapshot_id"] is None, doc
+    assert doc["new_review_comments"] == [] and doc["threads"] == []
+    assert {p.name: p.read_bytes() for p in agent.file().parent.glob("*.json")} == before
