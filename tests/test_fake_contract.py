@@ -679,6 +679,18 @@ def _writer_mutations() -> dict:
 CLIENT_QUERIES.update(_writer_mutations())
 
 
+def _round_queries() -> dict:
+    """The PR round's thread-state queries (ghcomments/threads.py), both ends."""
+    _writer_mutations()  # puts scripts/ on sys.path
+    from ghcomments.threads import FROM_THE_END, FROM_THE_START
+
+    return {"round_threads_from_the_end": FROM_THE_END,
+            "round_threads_from_the_start": FROM_THE_START}
+
+
+CLIENT_QUERIES.update(_round_queries())
+
+
 @needs_shared
 def test_subset_schema_input_types_match_github_exactly(subset_schema, github_schema):
     checked = 0
