@@ -88,9 +88,15 @@ without_userinfo() {
   printf '%s' "${url}"
 }
 
+# One line on stderr: scrubbed, and server text in it (gh's or GitHub's messages) unable to
+# start a line or rewrite the terminal: controls, bidi and tag characters as <U+XXXX> (jq's
+# esc, as the summary does); without jq, controls become spaces.
 err() {
-  local line
+  local line escaped
   line="$(scrub "$*")"
+  if escaped="$(printf '%s' "${line}" | jq -Rrs "${JQ_LIB} esc" 2>/dev/null)"; then
+    line="${escaped}"
+  fi
   printf '%s: %s\n' "${PROG}" "${line//[[:cntrl:]]/ }" >&2
 }
 

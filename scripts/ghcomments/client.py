@@ -23,7 +23,7 @@ from .errors import (
     rate_limit_wait,
     strict_loads,
 )
-from .normalize import escape_field
+from .normalize import check_comment, escape_field
 from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
 
 MAX_ATTEMPTS = 3
@@ -194,12 +194,22 @@ class GitHubClient:
     # -- JSON ------------------------------------------------------------------------------
     @staticmethod
     def json_of(resp: Response, what: str) -> Any:
+        """The body as strict JSON, its REST items' types checked on the way in: a comment,
+        review or pull request (an object with an `id`, or a list of them) whose id, times,
+        logins or line numbers are of the wrong type is a malformed answer (exit 6) before
+        anything — a checkpoint above all — is built from it (CONTRACT section 17)."""
         try:
-            return strict_loads(resp.body.decode("utf-8"))
+            data = strict_loads(resp.body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise ServerError(f"{what}: malformed JSON in the response "
                               f"(HTTP {resp.status}, {len(resp.body)} bytes): {exc}",
                               status=resp.status)
+        if isinstance(data, list):
+            for item in data:
+                check_comment(item, what)
+        elif isinstance(data, dict) and "id" in data:
+            check_comment(data, what)
+        return data
 
     def get_json(self, path: str, params: Optional[Dict[str, Any]] = None,
                  what: Optional[str] = None) -> Tuple[Any, Response]:
