@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.support import (
@@ -803,6 +803,12 @@ def _inject_pull(fake, *, login, association, when, path, state, title, url, bod
             "pageInfo": {"hasNextPage": False, "endCursor": None}, "nodes": [thread]}}}}})
 
 
+def _before_notes(summary: str) -> List[str]:
+    lines = summary.split("\n")
+    return lines[:next((i for i, line in enumerate(lines) if line.startswith("Notes")),
+                       len(lines))]
+
+
 FIELD_TEXT = st.text(
     alphabet=st.one_of(
         st.sampled_from(list("\n\r\t\x1b\x07\x00\x85\x9b\u202e\u2066\u200b\u2028\ufeff"
@@ -811,7 +817,10 @@ FIELD_TEXT = st.text(
     max_size=12)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
+# Small and without shrinking (each example is six script runs): a failure is reported with
+# the example as drawn.
+@settings(max_examples=20, deadline=None, derandomize=True,
+          phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(login=FIELD_TEXT, association=FIELD_TEXT, when=FIELD_TEXT, path=FIELD_TEXT,
        state=FIELD_TEXT, title=FIELD_TEXT, url=FIELD_TEXT, body=FIELD_TEXT)
@@ -857,5 +866,7 @@ def test_random_text_in_every_field_stays_in_its_field(fake, sh_env, login, asso
         _inject_pull(fake, body=body, **plain)
         reference = summaries(script_env(fake), sh_env)
         for name in ("python", "shell"):
-            got = runs[f"{name} summary"].stdout.split("\n")
-            assert len(got) == len(reference[name].split("\n")), (name, got)
+            # Up to the notes: a note may be added (gh's caret rewrite of a title), never a
+            # line elsewhere.
+            got = _before_notes(runs[f"{name} summary"].stdout)
+            assert len(got) == len(_before_notes(reference[name])), (name, got)
