@@ -432,10 +432,13 @@ classify_failure() {
         || [[ "${message}" == *"rate limit"* ]]; then
         FAIL_EXIT=5
         FAIL_CODE=rate_limited
-        if [[ "${retry_after}" =~ ^[0-9]+$ ]]; then
+        if [[ "${retry_after}" =~ ^[0-9]{1,9}$ ]]; then
           FAIL_RETRY="${retry_after}"
-        elif [[ "${reset}" =~ ^[0-9]+$ ]] && [ "${remaining}" = 0 ]; then
-          now="$(jq -n 'now | floor')"
+        elif [[ "${reset}" =~ ^[0-9]{1,12}$ ]] && [ "${remaining}" = 0 ]; then
+          # GitHub's clock (the Date header), as the Python path: else this machine's.
+          now="$(jq -rn --arg d "$(header_value "${headers}" date)" \
+            '($d | strptime("%a, %d %b %Y %H:%M:%S GMT") | mktime) // (now | floor)' \
+            2>/dev/null || jq -n 'now | floor')"
           FAIL_RETRY=$((reset > now ? reset - now : 0))
         else
           FAIL_RETRY=60  # GitHub's advice for a limit that names no wait: at least a minute
