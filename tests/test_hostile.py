@@ -269,6 +269,13 @@ def test_plain_http_to_a_real_host_is_refused_before_any_request(issue, tmp_path
     assert not (tmp_path / ".tmp").exists()
 
 
+def test_a_plain_http_graphql_url_is_refused_before_any_request(pull):
+    env = dict(script_env(pull), GITHUB_GRAPHQL_URL="http://api.github.com/graphql")
+    r = pr_comments(env, "--format", "json")
+    assert r.code == 2 and "GITHUB_GRAPHQL_URL" in r.json["error"]["message"], r
+    assert pull.requests == []
+
+
 def test_plain_http_to_loopback_is_accepted(issue, tmp_path):
     issue.add_comments(OWNER, NAME, ISSUE, 1)
     port = issue.url.rsplit(":", 1)[1]
@@ -649,13 +656,19 @@ def test_a_bad_link_on_a_secondary_source_is_a_limitation(pull, link):
     assert any("reviews unavailable" in x for x in r.json["limitations"]), r.json
 
 
-def test_a_bad_link_on_the_core_read_is_exit_6(issue, tmp_path):
-    issue.add_comments(OWNER, NAME, ISSUE, 2)
-    issue.inject("GET", r"/issues/5/comments$", status=200, times=None,
-                 body=[_comment(id=101), _comment(id=102)],
-                 headers={"Link": '<http://127.0.0.1:99999/x?page=2>; rel="next"'})
-    r = latest(script_env(issue), tmp_path, "--all")
-    assert r.code in (0, 6), r
+def test_a_bad_link_on_the_core_read_is_exit_6(fake, tmp_path):
+    """`--active` pages the open pull requests: a next link with a bad port aborts that read
+    with exit 6 (it was a ValueError, exit 1)."""
+    work = _origin_checkout(tmp_path, f"https://github.com/{REPOSITORY}.git")
+    subprocess.run(["git", "-C", str(work), "symbolic-ref", "HEAD", "refs/heads/feature"],
+                   check=True)
+    fake.add_repo(OWNER, NAME)
+    fake.add_pull(OWNER, NAME, 9, head_ref="feature")
+    fake.inject("GET", r"/pulls$", status=200, times=None, body=[],
+                headers={"Link": '<http://127.0.0.1:99999/x?page=2>; rel="next"'})
+    r = run_script("get_pr_comments.py", "--format", "json", cwd=work, env=script_env(fake))
+    assert r.code == 6 and r.json["error"]["code"] == "server", r
+    assert "refusing to follow" in r.json["error"]["message"]
     no_traceback(r)
 
 

@@ -266,5 +266,7 @@ def resolve_target(owner_arg: Optional[str], repo_arg: Optional[str], api_arg: O
         api_url = enterprise_api_url(remote_host, env)
     else:
         api_url = GITHUB_API
+    if env.get("GITHUB_GRAPHQL_URL"):  # checked now, before any request (REST ones included)
+        normalise_api_url(env["GITHUB_GRAPHQL_URL"], "GITHUB_GRAPHQL_URL")
     return Target(owner=owner, name=name, api_url=api_url, from_remote=from_remote)
 
