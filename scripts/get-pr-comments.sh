@@ -443,6 +443,9 @@ classify_failure() {
         else
           FAIL_RETRY=60  # GitHub's advice for a limit that names no wait: at least a minute
         fi
+        if [ "${FAIL_RETRY}" -gt 86400 ]; then  # the Python path's bound (MAX_REPORTED_WAIT)
+          FAIL_RETRY=86400
+        fi
       else
         FAIL_EXIT=3
         FAIL_CODE=auth
