@@ -700,6 +700,19 @@ def test_mixed_id_and_time_types_in_the_timeline_are_a_limitation(pull):
     assert any("conversation comments unavailable" in x for x in r.json["limitations"])
 
 
+def test_the_shell_fallback_checks_types_on_the_way_in(pull, sh_env):
+    sh = ["--repo", REPOSITORY, "--pr", PR, "--format", "json"]
+    pull.inject("GET", r"/issues/7/comments$", status=200, times=None,
+                body=[_comment(id="13")])
+    r = run_script(SH, *sh, env=sh_env, timeout=60)
+    assert r.code == 0, r
+    assert any("issue comments unavailable" in x for x in r.json["limitations"]), r.json
+    pull.inject("GET", r"/pulls/7/comments$", status=200, times=None,
+                body=[_comment(id=14, created_at=5)])
+    r = run_script(SH, *sh, env=sh_env, timeout=60)
+    assert r.code == 6 and r.json["error"]["code"] == "server", r
+
+
 def test_nan_and_infinity_never_reach_stdout(issue, tmp_path):
     for text in ('[{"id": NaN}]', '[{"id": 1, "body": "x", "line": Infinity}]',
                  '[{"id": 1e400}]', '{"message": -Infinity}'):
