@@ -230,7 +230,7 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
     gh_token = config.gh_auth_token(hostname, env) if gh.gh else None
     if not gh_token or gh.api_base() != api_url.rstrip("/"):
         return None
-    _SECRETS.add(gh_token)
+    tokens.register(gh_token)
     gh.fingerprint = token_fingerprint(gh_token)
     warn(f"requests is not installed for {sys.executable}: sending the requests that need it "
          f"through the logged-in gh CLI ({hostname}) instead; install requests, or run the "
