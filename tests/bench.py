@@ -1058,6 +1058,80 @@ def measure_loop(h: Harness, issue: int, comments: int, scale: float,
 
 # -- formatting --------------------------------------------------------------------------------------
 
+@dataclass
+class SettleRow:
+    """After one event: the check that sees it, its confirm, then the measured check."""
+
+    event: str
+    seen: Sample      # the check right after the event
+    measured: Sample  # the next check, after the confirm
+
+
+def _confirm(h: Harness, flag: str, number: int, token: str, root: Path, doc: dict) -> None:
+    c = h.script("get_latest_comments.py", "--repo", REPOSITORY, flag, number, "--root", root,
+                 "--confirm-updates", "--snapshot-id", doc["snapshot_id"], token=token)
+    h.report(c.json)
+
+
+def measure_settle(h: Harness, comments: int = 1000) -> List[SettleRow]:
+    """Section 14's rows: event -> check (pays: the probe saw it) -> confirm -> the check
+    measured, which must be conditional requests answered 304 only."""
+    rows = []
+
+    def issue_row(event: str, change: Callable[[int, List[int]], None]) -> None:
+        issue = h.new_issue(comments)
+        token, root = h.token(), h.root()
+        bundle_round(h, issue, token, root)
+        change(issue, h.ids[issue])
+        docs: List[dict] = []
+
+        def check() -> int:
+            r = h.check(issue, token, root)
+            docs.append(h.report(r.json))
+            return len(r.stdout)
+
+        seen = h.measure(token, check)
+        _confirm(h, "--issue", issue, token, root, docs[-1])
+        rows.append(SettleRow(event, seen, h.measure(token, check)))
+
+    issue_row("edit of the newest comment",
+              lambda issue, ids: h.fake.edit_comment(ids[-1], "typo fixed"))
+    issue_row("deleted checkpoint comment", lambda issue, ids: h.fake.delete_comment(ids[-1]))
+
+    number = new_pull(h, 200, 40, 60)
+    token, root = h.token(), h.root()
+    pr_round(h, number, token, root)
+    docs: List[dict] = []
+
+    def pr_check() -> int:
+        r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr", number, "--root",
+                     root, token=token)
+        docs.append(h.report(r.json))
+        return len(r.stdout)
+
+    dismissable = [i for i in h.fake.review_ids(OWNER, NAME, number)
+                   if h.fake.get_review(i)["state"] in ("APPROVED", "CHANGES_REQUESTED")]
+    h.fake.dismiss_review(dismissable[0], "superseded")
+    seen = h.measure(token, pr_check)
+    _confirm(h, "--pr", number, token, root, docs[-1])
+    rows.append(SettleRow("dismissal on a pull request", seen, h.measure(token, pr_check)))
+    for row in rows:
+        if set(row.measured.statuses) != {304}:
+            raise BenchError(f"after the {row.event}, the poll was not free: "
+                             f"{row.measured.statuses}")
+    return rows
+
+
+def table_settle(rows: List[SettleRow]) -> str:
+    lines = ["| event | the check that sees it | the next check (after the confirm) |",
+             "|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r.event} | {r.seen.requests} req · {r.seen.points} pts | "
+                     f"{r.measured.requests} req · {r.measured.points} pts · "
+                     f"{', '.join(map(str, r.measured.statuses))} |")
+    return "\n".join(lines)
+
+
 def fmt_bytes(n: float) -> str:
     if n < 1000:
         return f"{n:.0f} B"
@@ -1441,6 +1515,8 @@ def main(argv: Optional[List[str]] = None) -> int:
               measure_pr(h, runs=args.pr_runs, columns=pr_columns, progress=progress))
         waited = (None if args.no_wait else
                   measure_wait(h, gh=bool(shutil.which("gh")), progress=progress))
+        progress("after events")
+        settled = measure_settle(h)
     finally:
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1526,6 +1602,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "(GH_MONITOR_TEST_TIME_SCALE, test-only).", "",
                 table_wait(waited), "", table_flat(waited), ""]
         doc += [f"- {line}" for line in wait_findings(waited)] + [""]
+    doc += ["## 6. After an event: what the next poll costs (section 14)", "",
+            "Each row: the event, the check that sees it (its probe changed; nothing is "
+            "returned), the confirm of that check, then the check measured. A 1,000-comment "
+            "issue; a PR of 200 comments and 40 reviews.", "",
+            table_settle(settled), ""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
     print(text)
