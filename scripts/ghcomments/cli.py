@@ -227,7 +227,8 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
 
     hostname = env.get("GH_HOST") or config.host_for(api_url)
     gh = GhTransport(hostname, timeout, env)
-    gh_token = config.gh_auth_token(hostname, env) if gh.gh else None
+    # gh api sends with gh's own token rules, as --transport gh: asked with the full environment
+    gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False) if gh.gh else None
     if not gh_token or gh.api_base() != api_url.rstrip("/"):
         return None
     tokens.register(gh_token)
