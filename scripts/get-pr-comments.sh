@@ -64,8 +64,40 @@ stdout and one line on stderr):
 EOF
 }
 
+readonly TOKEN_VARIABLES=(GH_TOKEN GITHUB_TOKEN GH_ENTERPRISE_TOKEN GITHUB_ENTERPRISE_TOKEN)
+
+# $1 with every token of the environment replaced by *** (the scripts' scrubber, in bash:
+# CONTRACT section 17). JSON output is scrubbed value by value in jq (scrub_all).
+scrub() {
+  local s="$1" name token
+  for name in "${TOKEN_VARIABLES[@]}"; do
+    token="${!name:-}"
+    if [ -n "${token}" ]; then
+      s="${s//"${token}"/***}"
+    fi
+  done
+  printf '%s' "${s}"
+}
+
+# $1 with any user:password@ of a URL removed: no remote URL with credentials is printed.
+without_userinfo() {
+  local url="$1"
+  if [[ "${url}" =~ ^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@(.*)$ ]]; then
+    url="${BASH_REMATCH[1]}${BASH_REMATCH[2]}"
+  fi
+  printf '%s' "${url}"
+}
+
+# One line on stderr: scrubbed, and server text in it (gh's or GitHub's messages) unable to
+# start a line or rewrite the terminal: controls, bidi and tag characters as <U+XXXX> (jq's
+# esc, as the summary does); without jq, controls become spaces.
 err() {
-  printf '%s: %s\n' "${PROG}" "$*" >&2
+  local line escaped
+  line="$(scrub "$*")"
+  if escaped="$(printf '%s' "${line}" | jq -Rrs "${JQ_LIB} esc" 2>/dev/null)"; then
+    line="${escaped}"
+  fi
+  printf '%s: %s\n' "${PROG}" "${line//[[:cntrl:]]/ }" >&2
 }
 
 # A JSON string literal of $1 (pure bash: error reports must work without jq).
@@ -80,8 +112,9 @@ json_string() {
 # Report an error as the contract says and exit.
 # Arguments: exit code, code, message, [HTTP status], [retry-after seconds]
 die() {
-  local exit_code="$1" code="$2" message="$3" status="${4:-}" retry="${5:-}"
+  local exit_code="$1" code="$2" message status="${4:-}" retry="${5:-}"
   local status_json="null" retry_json="null"
+  message="$(scrub "$3")"
   [[ "${status}" =~ ^[0-9]+$ ]] && status_json="${status}"
   [[ "${retry}" =~ ^[0-9]+$ ]] && retry_json="${retry}"
   printf '{"error": {"code": %s, "message": %s, "status": %s, "retry_after_seconds": %s}}\n' \
@@ -105,6 +138,7 @@ FILE_SET=0
 AUTHOR_FILTER=''
 INCLUDE_SYSTEM=0
 HOST=''
+REMOTE_HOST=''
 
 # Value of an option given as `--flag VALUE`; $1 flag, $2 argument count left, $3 next word.
 need_value() {
@@ -218,13 +252,45 @@ repo_from_remote() {
     OWNER="${BASH_REMATCH[3]}"
     REPO="${BASH_REMATCH[4]}"
   else
-    usage_error "missing --owner/--repo: cannot read OWNER/NAME from origin '${url}'"
+    usage_error "missing --owner/--repo: cannot read OWNER/NAME from origin '$(without_userinfo "${url}")'"
   fi
   REPO="${REPO%/}"
   REPO="${REPO%.git}"
   if [ "${HOST}" = ssh.github.com ]; then  # SSH over port 443
     HOST=github.com
   fi
+  REMOTE_HOST="${HOST}"
+}
+
+# A remote on a host that is neither github.com, GH_HOST nor one gh is logged in to (a GitLab
+# origin) gets no request: gh would send GH_ENTERPRISE_TOKEN to https://HOST/api/v3. The login
+# is asked with the token variables removed, so an environment token does not vouch for it.
+check_remote_host() {
+  local name
+  local -a unset_tokens=()
+  if [ -z "${REMOTE_HOST}" ] || [ "${REMOTE_HOST}" = github.com ] \
+    || [ "${REMOTE_HOST}" = "${GH_HOST:-}" ]; then
+    return 0
+  fi
+  for name in "${TOKEN_VARIABLES[@]}"; do
+    unset_tokens+=(-u "${name}")
+  done
+  if env "${unset_tokens[@]}" gh auth token --hostname "${REMOTE_HOST}" >/dev/null 2>&1 \
+    </dev/null; then
+    return 0
+  fi
+  usage_error "the origin remote is on ${REMOTE_HOST}, which is not github.com, GH_HOST or a host gh is logged in to: set GH_HOST=${REMOTE_HOST} if it is a GitHub Enterprise Server, or pass --repo OWNER/NAME for github.com"
+}
+
+# A token variable no header can carry (two tokens pasted together) is refused, naming it.
+check_tokens() {
+  local name token
+  for name in "${TOKEN_VARIABLES[@]}"; do
+    token="${!name:-}"
+    if [ -n "${token}" ] && ! [[ "${token}" =~ ^[!-~]+$ ]]; then
+      die 3 auth "the token in ${name} holds whitespace, control or non-ASCII characters (two tokens pasted together?); set it to one token"
+    fi
+  done
 }
 
 # --------------------------------------------------------------------------- gh api
@@ -366,13 +432,19 @@ classify_failure() {
         || [[ "${message}" == *"rate limit"* ]]; then
         FAIL_EXIT=5
         FAIL_CODE=rate_limited
-        if [[ "${retry_after}" =~ ^[0-9]+$ ]]; then
+        if [[ "${retry_after}" =~ ^[0-9]{1,9}$ ]]; then
           FAIL_RETRY="${retry_after}"
-        elif [[ "${reset}" =~ ^[0-9]+$ ]] && [ "${remaining}" = 0 ]; then
-          now="$(jq -n 'now | floor')"
+        elif [[ "${reset}" =~ ^[0-9]{1,12}$ ]] && [ "${remaining}" = 0 ]; then
+          # GitHub's clock (the Date header), as the Python path: else this machine's.
+          now="$(jq -rn --arg d "$(header_value "${headers}" date)" \
+            '($d | strptime("%a, %d %b %Y %H:%M:%S GMT") | mktime) // (now | floor)' \
+            2>/dev/null || jq -n 'now | floor')"
           FAIL_RETRY=$((reset > now ? reset - now : 0))
         else
           FAIL_RETRY=60  # GitHub's advice for a limit that names no wait: at least a minute
+        fi
+        if [ "${FAIL_RETRY}" -gt 86400 ]; then  # the Python path's bound (MAX_REPORTED_WAIT)
+          FAIL_RETRY=86400
         fi
       else
         FAIL_EXIT=3
@@ -446,21 +518,58 @@ gh_get() {
 
 # Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: C0 but tab and
 # newline (a CR right before a newline is a CRLF line end), DEL, C1, bidi controls, zero-width
-# and invisible characters, Unicode tags (U+E0000–U+E007F, written as a surrogate pair).
+# and invisible characters, soft hyphen, Hangul fillers, interlinear annotation, musical
+# formatting, Unicode tags and variation selectors 17+ (written as surrogate pairs), and runs
+# of two or more of U+FE00–U+FE0F. field_re (FIELD_RE) adds tab, newline, CR, U+2028/2029:
+# what may not appear raw in a field that is not a body.
+# shellcheck disable=SC2016  # $ENV is jq's
 readonly JQ_LIB='
-def hidden_re: "\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\ufeff\u180e\udb40\udc00-\udb40\udc7f]";
-def hidden_count: if type == "string" then [match(hidden_re; "g")] | length else 0 end;
+def hidden_class: "\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\ufeff\u180e\u00ad\u115f\u1160\u3164\uffa0\ufff9-\ufffb\ud834\udd73-\ud834\udd7a\udb40\udc00-\udb40\udc7f\udb40\udd00-\udb40\uddef";
+def hidden_re: "\r(?!\n)|[\ufe00-\ufe0f]{2,}|[" + hidden_class + "]";
+def field_re: "[\ufe00-\ufe0f]{2,}|[\t\n\r\u2028\u2029" + hidden_class + "]";
+def hidden_count: if type == "string" then [match(hidden_re; "g") | .length] | add // 0
+  else 0 end;
 def hex4: [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16] | reverse
   | map("0123456789ABCDEF"[.:(. + 1)]) | join("")
   | if length < 4 then ("0000"[length:] + .) else . end;
+def escapes: explode | map("<U+" + hex4 + ">") | join("");
 def reveal: if type == "string"
-  then gsub("(?<c>" + hidden_re + ")"; "<U+" + (.c | explode[0] | hex4) + ">") else . end;
+  then gsub("(?<c>" + hidden_re + ")"; .c | escapes) else . end;
+# A field that is not a body, for a summary line: never null, never a raw newline or control.
+def esc: (if . == null then "" elif type == "string" then . else tojson end)
+  | gsub("(?<c>" + field_re + ")"; .c | escapes);
+# Every token of the environment out of every string, value by value (the output stays JSON).
+def scrub_all: ([$ENV.GH_TOKEN, $ENV.GITHUB_TOKEN, $ENV.GH_ENTERPRISE_TOKEN,
+    $ENV.GITHUB_ENTERPRISE_TOKEN] | map(select(. != null and . != ""))) as $secrets
+  | if ($secrets | length) == 0 then .
+    else walk(if type == "string" then reduce $secrets[] as $s (.; split($s) | join("***"))
+              else . end) end;
 # gh writes control characters as ^@ … ^_ (and literal \u001b text as \^[): a caret
 # sequence may come from that rewrite. gh 2.23 also rewrites literal \u00XX text (\u00e9 becomes
 # \é): a backslash followed by a character up to U+00FF may come from that one.
 def caret_marked: type == "string" and test("\\^[@-_]");
 def backslash_marked: type == "string" and test("\\\\[\u0000-\u00ff]");
 '
+
+# The types the output relies on, checked on the way in (as the Python path does): a wrong
+# one is a malformed answer (exit 6; for reviews and issue comments, a limitation).
+readonly JQ_SHAPES='
+def str_or_null: . == null or type == "string";
+def num_or_null: . == null or type == "number";
+def ok_user: . == null or (type == "object" and (.login | str_or_null)
+  and (.type | str_or_null));
+def ok_item: type == "object" and (.id | type) == "number" and (.user | ok_user)
+  and all(.body, .created_at, .submitted_at, .html_url, .author_association, .state, .path;
+          str_or_null)
+  and all(.line, .original_line, .position; num_or_null);
+def ok_list: type == "array" and all(.[]; ok_item);
+def ok_pull: type == "object" and all(.title, .state, .html_url, .merged_at; str_or_null);
+'
+
+# Whether file $2 passes shape check $1 (ok_list or ok_pull).
+has_shape() {
+  jq -e "${JQ_SHAPES} $1" "$2" >/dev/null 2>&1
+}
 
 # shellcheck disable=SC2016  # $names in jq programs are jq variables
 readonly JQ_NORMALISE='
@@ -524,42 +633,43 @@ def order: sort_by(.createdAt, .id);
          else [] end)
       + $gaps)
   }
+| scrub_all
 '
 
 # shellcheck disable=SC2016
 readonly JQ_SUMMARY='
 def indent($p): (. // "") | reveal | gsub("\r\n"; "\n") | split("\n") | map($p + .) | join("\n");
-def who: "\(.author // "(unknown)" | reveal)"
+def who: "\(.author // "(unknown)" | esc)"
   + (if .authorAssociation != null and .authorAssociation != "NONE"
-     then " (\(.authorAssociation))" else "" end);
-def where: if .line != null then "line \(.line)"
-  elif .originalLine != null then "original line \(.originalLine) (outdated)"
+     then " (\(.authorAssociation | esc))" else "" end);
+def where: if .line != null then "line \(.line | esc)"
+  elif .originalLine != null then "original line \(.originalLine | esc) (outdated)"
   else "file-level" end;
 def text: if (.body // "") == "" then "      (no text)" else (.body | indent("      ")) end;
 [
-  "Pull request \($repository)#\($number): \(.title // "(no title)" | reveal)",
-  "State: \(.state // "unknown")",
-  "URL: \(.url // "unknown" | reveal)",
-  "Retrieved: \(.retrievedAt) (refreshed; REST fallback through gh)",
+  "Pull request \($repository | esc)#\($number): \(.title // "(no title)" | esc)",
+  "State: \(.state // "unknown" | esc)",
+  "URL: \(.url // "unknown" | esc)",
+  "Retrieved: \(.retrievedAt | esc) (refreshed; REST fallback through gh)",
   "",
   "Inline review comments (resolution state unknown): \(.reviewComments | length)",
   (if (.reviewComments | length) == 0 then "  (none)" else
     (.reviewComments | group_by(.file) | .[]
-      | "  \(.[0].file // "(no file)" | reveal)",
-        (.[] | "    - \(who), \(where), \(.createdAt // "no date") [id \(.id)]",
+      | "  \(.[0].file // "(no file)" | esc)",
+        (.[] | "    - \(who), \(where), \(.createdAt // "no date" | esc) [id \(.id | esc)]",
                text))
    end),
   "",
   "General feedback (reviews, issue comments): \(.timelineComments | length)",
   (if (.timelineComments | length) == 0 then "  (none)" else
     (.timelineComments[]
-      | "  - \(who), \(if .commentType == "review" then "review \(.state // "")"
-                       else "comment" end), \(.createdAt // "no date") [id \(.id)]",
+      | "  - \(who), \(if .commentType == "review" then "review \(.state // "" | esc)"
+                       else "comment" end), \(.createdAt // "no date" | esc) [id \(.id | esc)]",
         text)
    end),
   "",
   "Notes:",
-  (.limitations[] | "  - \(reveal)")
+  (.limitations[] | "  - \(esc)")
 ] | join("\n")
 '
 
@@ -568,12 +678,16 @@ def text: if (.body // "") == "" then "      (no text)" else (.body | indent("  
 # Fetch a secondary part (reviews, issue comments): on failure leave it empty and note the gap.
 fetch_secondary() {
   local what="$1" path="$2" out="$3" gaps="$4"
-  if ! gh_get "${path}" "${out}" paginate; then
-    err "${what} unavailable: ${FAIL_MESSAGE}"
-    jq -n --arg what "${what}" --arg msg "${FAIL_MESSAGE}" \
-      '"\($what) unavailable (\($msg)): timelineComments lacks them"' >>"${gaps}"
-    printf '[]\n' >"${out}"
+  if gh_get "${path}" "${out}" paginate; then
+    if has_shape ok_list "${out}"; then
+      return 0
+    fi
+    FAIL_MESSAGE="GET ${path}: malformed response (a field of the wrong type)"
   fi
+  err "${what} unavailable: ${FAIL_MESSAGE}"
+  jq -n --arg what "${what}" --arg msg "${FAIL_MESSAGE}" \
+    '"\($what) unavailable (\($msg)): timelineComments lacks them"' >>"${gaps}"
+  printf '[]\n' >"${out}"
 }
 
 main() {
@@ -581,10 +695,12 @@ main() {
   parse_args "$@"
   require_tool jq "install jq"
   require_tool gh "install the GitHub CLI"
+  check_tokens
   if [ -z "${OWNER}" ] && [ -z "${REPO}" ]; then
     repo_from_remote
   fi
   check_names
+  check_remote_host
   if [ -n "${GH_HOST:-}" ]; then
     HOST="${GH_HOST}"
   elif [ -z "${HOST}" ]; then
@@ -610,8 +726,14 @@ main() {
     fi
     die "${FAIL_EXIT}" "${FAIL_CODE}" "${FAIL_MESSAGE}" "${FAIL_STATUS}" "${FAIL_RETRY}"
   fi
+  if ! has_shape ok_pull "${tmp}/pull.json"; then
+    die 6 server "GET ${base}/pulls/${PR}: malformed response (a field of the wrong type)"
+  fi
   if ! gh_get "${base}/pulls/${PR}/comments?per_page=100" "${tmp}/inline.json" paginate; then
     die "${FAIL_EXIT}" "${FAIL_CODE}" "${FAIL_MESSAGE}" "${FAIL_STATUS}" "${FAIL_RETRY}"
+  fi
+  if ! has_shape ok_list "${tmp}/inline.json"; then
+    die 6 server "GET ${base}/pulls/${PR}/comments: malformed response (a field of the wrong type)"
   fi
   fetch_secondary reviews "${base}/pulls/${PR}/reviews?per_page=100" "${tmp}/reviews.json" \
     "${gaps}"

@@ -3,11 +3,11 @@
 
     .venv/bin/python tests/bench.py                      # everything: 2.5 to 3 minutes, plus
                                                          # about 2.5 for parts 4 and 5, and
-                                                         # 15 s for part 6
+                                                         # 15 s for part 7
     .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
     .venv/bin/python tests/bench.py --runs 1 --sizes 100 --no-handoff --no-wait --pr-runs 1
 
-Six parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
+Seven parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
 
 1. Following one issue of 100, 1,000 and 10,000 comments: first look, no-change poll, poll
    after 5 new comments, catch-up after 250, one comment by id. Columns: this bundle (the real
@@ -28,7 +28,9 @@ Six parts, all against tests/fakegithub started in this process on 127.0.0.1 (no
    `sleep 60` + `gh api --paginate` loop (simulated, sleeps scaled), with peak RSS; and the peak
    RSS of an idle wait of 10 polls against the most the contract allows (721). Wait durations
    are shrunk with the test-only GH_MONITOR_TEST_TIME_SCALE.
-6. A review answered in threads (seed 003, section 15) on a PR of 300 threads: three cycles of
+6. After an event (section 14): what the next poll costs after an edit of the newest comment,
+   a deleted checkpoint comment and a dismissal on a pull request.
+7. A review answered in threads (seed 003, section 15) on a PR of 300 threads: three cycles of
    a review with inline comments, the author's replies in each thread and the reviewer's
    resolves; per read, the round (with `threads`) and the by-id hand-offs against
    `get_pr_comments.py --format json` and `gh api --paginate` over the three lists.
@@ -1066,6 +1068,80 @@ def measure_loop(h: Harness, issue: int, comments: int, scale: float,
 
 # -- formatting --------------------------------------------------------------------------------------
 
+@dataclass
+class SettleRow:
+    """After one event: the check that sees it, its confirm, then the measured check."""
+
+    event: str
+    seen: Sample      # the check right after the event
+    measured: Sample  # the next check, after the confirm
+
+
+def _confirm(h: Harness, flag: str, number: int, token: str, root: Path, doc: dict) -> None:
+    c = h.script("get_latest_comments.py", "--repo", REPOSITORY, flag, number, "--root", root,
+                 "--confirm-updates", "--snapshot-id", doc["snapshot_id"], token=token)
+    h.report(c.json)
+
+
+def measure_settle(h: Harness, comments: int = 1000) -> List[SettleRow]:
+    """Section 14's rows: event -> check (pays: the probe saw it) -> confirm -> the check
+    measured, which must be conditional requests answered 304 only."""
+    rows = []
+
+    def issue_row(event: str, change: Callable[[int, List[int]], None]) -> None:
+        issue = h.new_issue(comments)
+        token, root = h.token(), h.root()
+        bundle_round(h, issue, token, root)
+        change(issue, h.ids[issue])
+        docs: List[dict] = []
+
+        def check() -> int:
+            r = h.check(issue, token, root)
+            docs.append(h.report(r.json))
+            return len(r.stdout)
+
+        seen = h.measure(token, check)
+        _confirm(h, "--issue", issue, token, root, docs[-1])
+        rows.append(SettleRow(event, seen, h.measure(token, check)))
+
+    issue_row("edit of the newest comment",
+              lambda issue, ids: h.fake.edit_comment(ids[-1], "typo fixed"))
+    issue_row("deleted checkpoint comment", lambda issue, ids: h.fake.delete_comment(ids[-1]))
+
+    number = new_pull(h, 200, 40, 60)
+    token, root = h.token(), h.root()
+    pr_round(h, number, token, root)
+    docs: List[dict] = []
+
+    def pr_check() -> int:
+        r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr", number, "--root",
+                     root, token=token)
+        docs.append(h.report(r.json))
+        return len(r.stdout)
+
+    dismissable = [i for i in h.fake.review_ids(OWNER, NAME, number)
+                   if h.fake.get_review(i)["state"] in ("APPROVED", "CHANGES_REQUESTED")]
+    h.fake.dismiss_review(dismissable[0], "superseded")
+    seen = h.measure(token, pr_check)
+    _confirm(h, "--pr", number, token, root, docs[-1])
+    rows.append(SettleRow("dismissal on a pull request", seen, h.measure(token, pr_check)))
+    for row in rows:
+        if set(row.measured.statuses) != {304}:
+            raise BenchError(f"after the {row.event}, the poll was not free: "
+                             f"{row.measured.statuses}")
+    return rows
+
+
+def table_settle(rows: List[SettleRow]) -> str:
+    lines = ["| event | the check that sees it | the next check (after the confirm) |",
+             "|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r.event} | {r.seen.requests} req · {r.seen.points} pts | "
+                     f"{r.measured.requests} req · {r.measured.points} pts · "
+                     f"{', '.join(map(str, r.measured.statuses))} |")
+    return "\n".join(lines)
+
+
 def fmt_bytes(n: float) -> str:
     if n < 1000:
         return f"{n:.0f} B"
@@ -1406,7 +1482,7 @@ def startup_findings(times: Dict[Tuple[str, bool], List[float]],
 
 # -- main ---------------------------------------------------------------------------------------------
 
-# -- part 6: a review answered in threads (seed 003, section 15) -----------------------------------
+# -- part 7: a review answered in threads (seed 003, section 15) -----------------------------------
 
 REVIEW_THREADS = 300  # threads on the PR before the first cycle
 REVIEW_CYCLES = 3
@@ -1633,7 +1709,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--no-pr", action="store_true", help="skip the pull-request rounds")
     p.add_argument("--no-wait", action="store_true", help="skip the --wait measurement")
     p.add_argument("--no-review", action="store_true",
-                   help="skip the review answered in threads (part 6)")
+                   help="skip the review answered in threads (part 7)")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -1659,6 +1735,8 @@ def main(argv: Optional[List[str]] = None) -> int:
               measure_pr(h, runs=args.pr_runs, columns=pr_columns, progress=progress))
         waited = (None if args.no_wait else
                   measure_wait(h, gh=bool(shutil.which("gh")), progress=progress))
+        progress("after events")
+        settled = measure_settle(h)
         cycle_columns = [c for c in CYCLE_COLUMNS if c != "gh" or shutil.which("gh")]
         cycles = ([] if args.no_review else
                   measure_review_cycles(h, columns=cycle_columns, progress=progress))
@@ -1747,8 +1825,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "(GH_MONITOR_TEST_TIME_SCALE, test-only).", "",
                 table_wait(waited), "", table_flat(waited), ""]
         doc += [f"- {line}" for line in wait_findings(waited)] + [""]
+    doc += ["## 6. After an event: what the next poll costs (section 14)", "",
+            "Each row: the event, the check that sees it (its probe changed; nothing is "
+            "returned), the confirm of that check, then the check measured. A 1,000-comment "
+            "issue; a PR of 200 comments and 40 reviews.", "",
+            table_settle(settled), ""]
     if cycles:
-        doc += ["## 6. A review answered in threads (seed 003, section 15)", "",
+        doc += ["## 7. A review answered in threads (seed 003, section 15)", "",
                 f"A pull request with {REVIEW_THREADS} review threads (and 20 conversation "
                 f"comments); {REVIEW_CYCLES} cycles. The reviewer submits a REQUEST_CHANGES "
                 f"review with {NOTES_PER_REVIEW} inline comments (`manage_issue_comment.py "

@@ -112,3 +112,15 @@ def test_bench_review_cycles_small(harness):
     table = bench.table_cycles(rows, columns)
     assert table.count("\n") == 2 + len(rows)
     assert bench.cycle_findings(rows, columns, 30)
+
+
+def test_bench_after_events_the_next_poll_is_free(harness):
+    rows = bench.measure_settle(harness, comments=120)
+    assert [r.event for r in rows] == ["edit of the newest comment", "deleted checkpoint comment",
+                                       "dismissal on a pull request"]
+    issue_edit, deleted, dismissal = rows
+    assert issue_edit.seen.points >= 1 and deleted.seen.points >= 1  # the probe saw them
+    assert (issue_edit.measured.requests, issue_edit.measured.points) == (1, 0)
+    assert (deleted.measured.requests, deleted.measured.points) == (1, 0)
+    assert (dismissal.measured.requests, dismissal.measured.points) == (2, 0)
+    assert "dismissal" in bench.table_settle(rows)

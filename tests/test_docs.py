@@ -481,7 +481,7 @@ def test_make_lint_fails_on_an_invalid_skill_md(tmp_path, valid):
     shutil.copytree(REPO / "docs", copy / "docs")
     # lint validates the installed shape: the installer and what it ships
     ignore = shutil.ignore_patterns("__pycache__")
-    for name in ("scripts", "tools"):
+    for name in ("scripts", "tools", ".claude-plugin"):
         shutil.copytree(REPO / name, copy / name, ignore=ignore)
     shutil.copy2(REPO / "verify_dependencies.py", copy / "verify_dependencies.py")
     (copy / ".venv").symlink_to(REPO / ".venv")

@@ -74,8 +74,14 @@ def test_ghes_checkout_never_uses_api_github_com(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin",
                     "git@ghe.example.com:team/tool.git"], check=True)
-    target = config.resolve_target(None, None, None, {}, cwd=str(tmp_path))
+    # A known GitHub host (GH_HOST here; or one gh is logged in to) derives its REST base;
+    # an unknown one is a usage error asking for --api-url (CONTRACT section 17), never
+    # api.github.com and never a guessed enterprise URL.
+    target = config.resolve_target(None, None, None, {"GH_HOST": "ghe.example.com"},
+                                   cwd=str(tmp_path))
     assert target.api_url == "https://ghe.example.com/api/v3"
+    with pytest.raises(config.UsageError, match="--api-url"):
+        config.resolve_target(None, None, None, {"PATH": "/nonexistent"}, cwd=str(tmp_path))
     assert config.resolve_target(None, None, None, {"GITHUB_API_URL": "https://x.y/api/v3"},
                                  cwd=str(tmp_path)).api_url == "https://x.y/api/v3"
 

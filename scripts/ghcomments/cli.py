@@ -11,12 +11,13 @@ import argparse
 import os
 import re
 import sys
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Set
+from typing import Any, Callable, List, Mapping, Optional, Sequence
 
-from . import config
+from . import config, tokens
 from .client import GitHubClient
 from .errors import AuthError, BundleError, UsageError, encode_json
 from .interrupt import Interrupted
+from .normalize import escape_field
 from .state import (
     StatePaths,
     StateStore,
@@ -34,15 +35,16 @@ EXIT_CODES = """exit codes:
   3  auth: bad or missing credentials
 On an error, stdout holds {"error": {"code", "message", "status", "retry_after_seconds"}}."""
 
-_SECRETS: Set[str] = set()
-
-
 def scrub(text: str) -> str:
-    """Defence in depth: no token ever reaches stdout or stderr, even inside a message."""
-    for secret in _SECRETS:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    """Defence in depth: no token ever reaches stdout or stderr, even inside a message (the
+    one scrubber: ghcomments.tokens; JSON documents are scrubbed value by value)."""
+    return tokens.scrub_text(text)
+
+
+def stderr_line(text: str) -> str:
+    """A line for stderr: scrubbed, and server text in it unable to start a line or rewrite
+    the terminal (CONTRACT section 17)."""
+    return escape_field(scrub(text))
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -192,25 +194,23 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
     from .transport import GhTransport, RequestsTransport, token_fingerprint
 
     def warn(message: str) -> None:
-        print(f"warning: {scrub(message)}", file=sys.stderr)
+        print(f"warning: {stderr_line(message)}", file=sys.stderr)
 
     transport: Any
     if args.transport == "gh":
         hostname = env.get("GH_HOST") or config.host_for(api_url)
-        gh_token = config.gh_auth_token(hostname, env)
+        # gh picks its token itself (GH_TOKEN included) for `gh api`: ask it the same way.
+        gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False)
         if not gh_token:
             raise AuthError(f"--transport gh: gh is not installed or not logged in to "
                             f"{hostname} (`gh auth login --hostname {hostname}`)")
-        _SECRETS.add(gh_token)
         transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token))
     else:
-        token, source = config.discover_token(api_url, env)
-        if token:
-            _SECRETS.add(token)
-        elif require_auth:
+        token, source = config.discover_token(api_url, env)  # registered for scrubbing there
+        if token is None and require_auth:
             raise AuthError(f"no token for {config.host_for(api_url)}: set GH_TOKEN (or "
                             "GH_ENTERPRISE_TOKEN for another host) or run `gh auth login`")
-        else:
+        elif token is None:
             warn(f"no token found for {config.host_for(api_url)}: unauthenticated requests "
                  "(60 an hour, public repositories only)")
         fallback = (lambda: gh_fallback(api_url, args.timeout, env, warn)) \
@@ -227,10 +227,11 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
 
     hostname = env.get("GH_HOST") or config.host_for(api_url)
     gh = GhTransport(hostname, timeout, env)
-    gh_token = config.gh_auth_token(hostname, env) if gh.gh else None
+    # gh api sends with gh's own token rules, as --transport gh: asked with the full environment
+    gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False) if gh.gh else None
     if not gh_token or gh.api_base() != api_url.rstrip("/"):
         return None
-    _SECRETS.add(gh_token)
+    tokens.register(gh_token)
     gh.fingerprint = token_fingerprint(gh_token)
     warn(f"requests is not installed for {sys.executable}: sending the requests that need it "
          f"through the logged-in gh CLI ({hostname}) instead; install requests, or run the "
@@ -243,14 +244,14 @@ def emit(doc: Any, text: Optional[str] = None) -> None:
     if text is not None:
         out.write(scrub(text).encode("utf-8", "backslashreplace"))
     else:
-        out.write(scrub(encode_json(doc).decode("utf-8")).encode("utf-8"))
+        out.write(encode_json(doc))  # scrubbed value by value: still JSON, whatever the token
     out.flush()
 
 
 def emit_error(err: BundleError) -> int:
     err.message = scrub(err.message)
     emit(err.to_json())
-    print(f"error ({err.code}): {err.message}", file=sys.stderr)
+    print(f"error ({err.code}): {stderr_line(err.message)}", file=sys.stderr)
     return err.exit_code
 
 
@@ -259,6 +260,7 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
     """The one main wrapper: call, print one result, map every failure to the contract.
     `exit_code(doc)` may turn a successful result into another status (the preflight's 1)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    tokens.register_env(os.environ)  # scrubbed from every output, used or not
     try:
         result = main(args)
         if isinstance(result, tuple):
@@ -267,7 +269,7 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
             doc, text = result, None
         emit(doc, text)
         for warning in (doc.get("warnings") or []) if isinstance(doc, dict) else []:
-            print(f"warning: {scrub(str(warning))}", file=sys.stderr)
+            print(f"warning: {stderr_line(str(warning))}", file=sys.stderr)
         if isinstance(doc, dict) and doc.get("interrupted"):  # a signal before the commit point
             return 143 if doc.get("signal") == "SIGTERM" else 130
         return exit_code(doc) if exit_code else 0

@@ -13,15 +13,19 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from . import tokens
 from .errors import (
     BundleError,
     NetworkError,
     RateLimitedError,
     ServerError,
+    UsageError,
     error_from_response,
     rate_limit_wait,
+    strict_loads,
     validation_reasons,
 )
+from .normalize import check_comment, escape_field
 from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
 
 MAX_ATTEMPTS = 3
@@ -33,8 +37,11 @@ def parse_links(header: Optional[str]) -> Dict[str, str]:
     """rel -> URL from a `Link` header, with requests' own parser."""
     if not header:
         return {}
-    return {link["rel"]: link["url"] for link in parse_header_links(header)
-            if "rel" in link and "url" in link}
+    try:
+        links = parse_header_links(header)
+    except (ValueError, IndexError, AttributeError):
+        raise ServerError(f"malformed Link header: {escape_field(header[:120])}")
+    return {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
 
 
 def parse_header_links(value: str) -> List[Dict[str, str]]:
@@ -91,10 +98,14 @@ class GitHubClient:
         return url
 
     def _check_origin(self, url: str, what: str) -> None:
-        if origin_of(url) != self.origin:
-            parts = urlsplit(url)
+        # origin_of is None for a URL that does not parse (a bad port or host): refused too.
+        if origin_of(url) != self.origin or self.origin is None:
+            try:
+                shown = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+            except ValueError:
+                shown = url[:120]
             raise ServerError(f"{what}: refusing to follow a URL to another origin "
-                              f"({parts.scheme}://{parts.netloc}) than the API "
+                              f"({escape_field(shown.rpartition('@')[2])}) than the API "
                               f"({self.base})")
 
     # -- one request -----------------------------------------------------------------------
@@ -113,7 +124,12 @@ class GitHubClient:
             headers["If-None-Match"] = etag
         body = None
         if json_body is not None:
-            body = json.dumps(json_body, ensure_ascii=False).encode("utf-8")
+            text = json.dumps(json_body, ensure_ascii=False, allow_nan=False)
+            writes = not (method in ("GET", "HEAD") if retry is None else retry)
+            if writes and tokens.contains_token(text):  # a token goes in a header, not a body
+                raise UsageError(f"{what}: the text to send contains the token in use; "
+                                 "nothing was sent")
+            body = text.encode("utf-8")
             headers["Content-Type"] = "application/json; charset=utf-8"
         idempotent = method in ("GET", "HEAD") if retry is None else retry
         attempt = 0
@@ -126,6 +142,8 @@ class GitHubClient:
             except TransportError as exc:
                 if exc.sent:
                     self.requests += 1
+                if exc.kind == "too_large":  # the same answer again would be as large
+                    raise ServerError(f"{what}: {exc}")
                 if idempotent and attempt < MAX_ATTEMPTS:
                     self._backoff(attempt, f"{what}: {exc}")
                     continue
@@ -135,7 +153,10 @@ class GitHubClient:
             if resp.status in (301, 302, 307, 308) and method == "GET" and redirects < 3:
                 location = resp.headers.get("location")
                 if location:
-                    url = urljoin(url, location)
+                    try:
+                        url = urljoin(url, location)
+                    except ValueError:
+                        raise ServerError(f"{what}: malformed redirect Location")
                     self._check_origin(url, f"{what} (redirect)")
                     redirects += 1
                     attempt -= 1
@@ -183,26 +204,36 @@ class GitHubClient:
 
     def _note_rate(self, resp: Response) -> None:
         for key in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used",
-                    "x-ratelimit-reset", "x-ratelimit-resource", "x-poll-interval"):
+                    "x-ratelimit-reset", "x-ratelimit-resource", "x-poll-interval", "date"):
             if key in resp.headers:
                 self.rate[key] = resp.headers[key]
 
     @staticmethod
     def _maybe_json(resp: Response) -> Any:
         try:
-            return json.loads(resp.body.decode("utf-8")) if resp.body else None
-        except (ValueError, UnicodeDecodeError):
+            return strict_loads(resp.body.decode("utf-8")) if resp.body else None
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return resp.body.decode("utf-8", "replace")[:300]
 
     # -- JSON ------------------------------------------------------------------------------
     @staticmethod
     def json_of(resp: Response, what: str) -> Any:
+        """The body as strict JSON, its REST items' types checked on the way in: a comment,
+        review or pull request (an object with an `id`, or a list of them) whose id, times,
+        logins or line numbers are of the wrong type is a malformed answer (exit 6) before
+        anything — a checkpoint above all — is built from it (CONTRACT section 17)."""
         try:
-            return json.loads(resp.body.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
+            data = strict_loads(resp.body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise ServerError(f"{what}: malformed JSON in the response "
                               f"(HTTP {resp.status}, {len(resp.body)} bytes): {exc}",
                               status=resp.status)
+        if isinstance(data, list):
+            for item in data:
+                check_comment(item, what)
+        elif isinstance(data, dict) and "id" in data:
+            check_comment(data, what)
+        return data
 
     def get_json(self, path: str, params: Optional[Dict[str, Any]] = None,
                  what: Optional[str] = None) -> Tuple[Any, Response]:
@@ -246,7 +277,11 @@ class GitHubClient:
         doc = self.json_of(resp, what)
         if not isinstance(doc, dict):
             raise ServerError(f"{what}: malformed GraphQL response")
-        return doc.get("data"), list(doc.get("errors") or [])
+        errors = doc.get("errors") or []
+        if not isinstance(errors, list):
+            raise ServerError(f"{what}: malformed GraphQL response: errors is "
+                              f"{type(errors).__name__}, not a list")
+        return doc.get("data"), errors
 
     # -- writes: sent once (CONTRACT sections 10 and 15) ----------------------------------
     # A write is never retried, never waits out a rate limit and follows no redirect: any of
@@ -260,7 +295,11 @@ class GitHubClient:
         self._check_origin(url, what)
         headers = dict(STANDARD_HEADERS)
         headers["Content-Type"] = "application/json; charset=utf-8"
-        body = json.dumps(json_body, ensure_ascii=False).encode("utf-8")
+        text = json.dumps(json_body, ensure_ascii=False, allow_nan=False)
+        if tokens.contains_token(text):  # a token goes in a header, not a body
+            raise UsageError(f"{what}: the text to send contains the token in use; "
+                             "nothing was sent")
+        body = text.encode("utf-8")
         try:
             resp = self.transport.send(method, url, headers, body, token_origin=self.origin)
         except TransportError as exc:

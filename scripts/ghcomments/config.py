@@ -10,26 +10,27 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .errors import UsageError
 
 GITHUB_API = "https://api.github.com"
-OWNER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
-REPO_RE = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+# Matched with fullmatch: `$` alone would let a trailing newline through (CONTRACT section 17).
+OWNER_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}")
+REPO_RE = re.compile(r"[A-Za-z0-9._-]{1,100}")
 
 
 def validate_owner(owner: str) -> str:
     """GitHub's rule: letters, digits, single inner hyphens, at most 39 characters."""
-    if not isinstance(owner, str) or not OWNER_RE.match(owner) or not owner.isascii():
+    if not isinstance(owner, str) or not OWNER_RE.fullmatch(owner) or not owner.isascii():
         raise UsageError(f"invalid repository owner {owner!r}: letters, digits and single "
                          "hyphens (not first or last), at most 39 characters")
     return owner
 
 
 def validate_repo_name(name: str) -> str:
-    if (not isinstance(name, str) or not REPO_RE.match(name) or not name.isascii()
+    if (not isinstance(name, str) or not REPO_RE.fullmatch(name) or not name.isascii()
             or name in (".", "..")):
         raise UsageError(f"invalid repository name {name!r}: letters, digits, '.', '_', '-', "
                          "at most 100 characters, not '.' or '..'")
@@ -39,19 +40,27 @@ def validate_repo_name(name: str) -> str:
 def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
     """(host, owner, name) from an https, ssh or scp-like git remote URL, else None."""
     url = url.strip()
-    m = re.match(r"^(?:[^@/]+@)?([^:/]+):(?!//)/?([^/]+)/([^/]+?)(?:\.git)?/?$", url)
+    m = re.fullmatch(r"(?:[^@/]+@)?([^:/]+):(?!//)/?([^/]+)/([^/]+?)(?:\.git)?/?", url)
     if m and "://" not in url:
         return m.group(1).lower(), m.group(2), m.group(3)
-    parts = urlsplit(url)
-    if parts.scheme in ("https", "http", "ssh", "git") and parts.hostname:
-        segs = [s for s in parts.path.split("/") if s]
-        if len(segs) >= 2:
-            name = segs[-1][:-4] if segs[-1].endswith(".git") else segs[-1]
-            host = parts.hostname.lower()
-            if parts.scheme in ("https", "http") and parts.port:
-                host = f"{host}:{parts.port}"
-            return host, segs[-2], name
+    try:
+        parts = urlsplit(url)
+        if parts.scheme in ("https", "http", "ssh", "git") and parts.hostname:
+            segs = [s for s in parts.path.split("/") if s]
+            if len(segs) >= 2:
+                name = segs[-1][:-4] if segs[-1].endswith(".git") else segs[-1]
+                host = parts.hostname.lower()
+                if parts.scheme in ("https", "http") and parts.port:
+                    host = f"{host}:{parts.port}"
+                return host, segs[-2], name
+    except ValueError:  # a bad port
+        return None
     return None
+
+
+def without_userinfo(url: str) -> str:
+    """A URL as it may be printed: any `user:password@` removed."""
+    return re.sub(r"(?<=://)[^/@]*@", "", url.strip())
 
 
 def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
@@ -83,17 +92,49 @@ def git_current_branch(cwd: Optional[str] = None) -> Optional[str]:
     return (out.stdout.strip() or None) if out else None
 
 
-def normalise_api_url(url: str) -> str:
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UsageError(f"invalid API URL {url!r}: expected http(s)://HOST[/PATH]")
-    return url.strip().rstrip("/")
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1, localhost and *.localhost: the only hosts plain HTTP may go to."""
+    import ipaddress
+
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def normalise_api_url(url: str, name: str = "API URL") -> str:
+    """The URL without a trailing slash, checked before anything is sent (CONTRACT section 17):
+    http(s) only, plain http only to a loopback host, no userinfo."""
+    text = url.strip()
+    shown = without_userinfo(text)
+    try:
+        parts = urlsplit(text)
+        host = parts.hostname
+        parts.port  # noqa: B018  (raises ValueError on a bad port)
+    except ValueError:
+        raise UsageError(f"invalid {name} {shown!r}: expected https://HOST[/PATH]")
+    if parts.scheme not in ("http", "https") or not parts.netloc or not host:
+        raise UsageError(f"invalid {name} {shown!r}: expected https://HOST[/PATH]")
+    if "@" in parts.netloc:
+        raise UsageError(f"invalid {name} {shown!r}: it holds a user name or password "
+                         "(userinfo); give the URL without it, the token comes from GH_TOKEN "
+                         "or GH_ENTERPRISE_TOKEN")
+    if any(ch.isspace() or not ch.isprintable() for ch in text):
+        raise UsageError(f"invalid {name} {shown!r}: it holds whitespace or control characters")
+    if parts.scheme == "http" and not is_loopback(host):
+        raise UsageError(f"invalid {name} {shown!r}: plain http:// is only for a loopback host "
+                         "(127.0.0.1, ::1, localhost); a token must not cross the network "
+                         "unencrypted — use https://")
+    return text.rstrip("/")
 
 
 def graphql_url_for(api_url: str, env: Mapping[str, str]) -> str:
     """GraphQL endpoint: env GITHUB_GRAPHQL_URL, else derived from the REST base."""
     if env.get("GITHUB_GRAPHQL_URL"):
-        return normalise_api_url(env["GITHUB_GRAPHQL_URL"])
+        return normalise_api_url(env["GITHUB_GRAPHQL_URL"], "GITHUB_GRAPHQL_URL")
     base = api_url.rstrip("/")
     if base.endswith("/api/v3"):
         return base[: -len("/api/v3")] + "/api/graphql"
@@ -111,11 +152,29 @@ def host_for(api_url: str) -> str:
     return netloc
 
 
-def gh_auth_token(hostname: str, env: Mapping[str, str]) -> Optional[str]:
-    """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out."""
-    out = run_tool(["gh", "auth", "token", "--hostname", hostname], env=env, timeout=15)
+def gh_env(env: Mapping[str, str]) -> Dict[str, str]:
+    """gh's environment for `gh auth token`: no token variables, so gh answers with the token
+    of its own login and section 2's rule stays the only one handing out an environment token
+    (gh would hand GH_TOKEN back for any host it thinks is github.com-like)."""
+    from .tokens import TOKEN_VARIABLES
+
+    return {k: v for k, v in env.items() if k not in TOKEN_VARIABLES}
+
+
+def gh_auth_token(hostname: str, env: Mapping[str, str],
+                  strip_env_tokens: bool = True) -> Optional[str]:
+    """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out.
+    A token gh prints that no header can carry is refused (exit 3)."""
+    gh_environment = gh_env(env) if strip_env_tokens else dict(env)
+    out = run_tool(["gh", "auth", "token", "--hostname", hostname], env=gh_environment,
+                   timeout=15)
     token = out.stdout.strip() if out else ""
-    return token if token and "\n" not in token else None
+    if not token:
+        return None
+    from .tokens import register, validate_token
+
+    register(token)
+    return validate_token(token, f"`gh auth token --hostname {hostname}`")
 
 
 def discover_token(api_url: str, env: Mapping[str, str], *,
@@ -133,15 +192,31 @@ def discover_token(api_url: str, env: Mapping[str, str], *,
         env_api = env.get("GITHUB_API_URL")
         if env_api and env_api.strip().rstrip("/") == api_url.rstrip("/"):
             names += ["GH_TOKEN", "GITHUB_TOKEN"]
+    from .tokens import register, validate_token
+
     for name in names:
         value = (env.get(name) or "").strip()
         if value:
-            return value, name
+            register(value)
+            return validate_token(value, name), name
     if use_gh:
         token = gh_auth_token(host, env)
         if token:
             return token, f"gh auth token --hostname {host}"
     return None, None
+
+
+def enterprise_api_url(remote_host: str, env: Mapping[str, str]) -> str:
+    """`https://HOST/api/v3` for a git remote on another host — only when that host is known
+    to be a GitHub: GH_HOST, or a host gh is logged in to. A guessed host (a GitLab origin)
+    never gets GH_ENTERPRISE_TOKEN: exit 2 asking for --api-url (CONTRACT section 17)."""
+    known = (env.get("GH_HOST") or "").strip().lower()
+    if known != remote_host.lower() and not gh_auth_token(remote_host, env):
+        raise UsageError(f"the origin remote is on {remote_host}, which is not github.com, "
+                         "GH_HOST or a host gh is logged in to: pass --api-url "
+                         f"https://{remote_host}/api/v3 if it is a GitHub Enterprise Server "
+                         "(or --repo OWNER/NAME for github.com)")
+    return f"https://{remote_host}/api/v3"
 
 
 @dataclass
@@ -184,12 +259,14 @@ def resolve_target(owner_arg: Optional[str], repo_arg: Optional[str], api_arg: O
     validate_owner(owner)
     validate_repo_name(name)
     if api_arg:
-        api_url = normalise_api_url(api_arg)
+        api_url = normalise_api_url(api_arg, "--api-url")
     elif env.get("GITHUB_API_URL"):
-        api_url = normalise_api_url(env["GITHUB_API_URL"])
-    elif remote_host and remote_host != "github.com":
-        api_url = f"https://{remote_host}/api/v3"
+        api_url = normalise_api_url(env["GITHUB_API_URL"], "GITHUB_API_URL")
+    elif remote_host and remote_host not in ("github.com", "ssh.github.com"):
+        api_url = enterprise_api_url(remote_host, env)
     else:
         api_url = GITHUB_API
+    if env.get("GITHUB_GRAPHQL_URL"):  # checked now, before any request (REST ones included)
+        normalise_api_url(env["GITHUB_GRAPHQL_URL"], "GITHUB_GRAPHQL_URL")
     return Target(owner=owner, name=name, api_url=api_url, from_remote=from_remote)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from typing import Any, Mapping, Optional
 
@@ -87,12 +88,47 @@ def _message_of(body: Any) -> str:
     return ""
 
 
+# The longest wait ever reported: a header asking for more (or for infinity) is a limit all the
+# same, reported with this bound rather than a number no caller can sleep (CONTRACT section 17).
+MAX_REPORTED_WAIT = 86400
+
+
+def seconds_of(text: Optional[str]) -> Optional[float]:
+    """A finite, non-negative number of seconds in ASCII digits, else None (`inf`, `1e400`,
+    `nan`, `-5` and the like are not)."""
+    if text is None or not re.fullmatch(r"[0-9]{1,20}(\.[0-9]{1,9})?", text.strip()):
+        return None
+    return float(text.strip())
+
+
+def server_now(headers: Mapping[str, str], now: Optional[float] = None) -> float:
+    """GitHub's clock: the response's `Date` header, else this machine's clock. A reset time
+    is GitHub's epoch, so a wait measured against a skewed local clock would be wrong."""
+    date = _header(headers, "date")
+    if date:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(date)
+            if when.tzinfo is not None:
+                return when.timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            pass
+    return time.time() if now is None else now
+
+
+def bounded_wait(seconds: float) -> int:
+    return int(min(MAX_REPORTED_WAIT, max(0, math.ceil(seconds))))
+
+
 def rate_limit_wait(status: int, headers: Mapping[str, str], body: Any,
                     now: Optional[float] = None) -> Optional[int]:
     """Seconds to wait when the response is a rate limit, else None.
 
     A primary limit is a 403/429 with `x-ratelimit-remaining: 0`; a secondary limit is a 403/429
-    with `retry-after` or GitHub's "secondary rate limit" message; any 429 is a limit.
+    with `retry-after` or GitHub's "secondary rate limit" message; any 429 is a limit. The wait
+    is `retry-after`, else `x-ratelimit-reset` minus the response's `Date`; a header that is
+    not a number of seconds counts as absent.
     """
     if status not in (403, 429):
         return None
@@ -103,26 +139,23 @@ def rate_limit_wait(status: int, headers: Mapping[str, str], body: Any,
                 or "rate limit" in message)
     if not is_limit:
         return None
-    if retry_after is not None:
-        try:
-            return max(0, math.ceil(float(retry_after)))
-        except ValueError:
-            pass
-    reset = _header(headers, "x-ratelimit-reset")
+    after = seconds_of(retry_after)
+    if after is not None:
+        return bounded_wait(after)
+    reset = seconds_of(_header(headers, "x-ratelimit-reset"))
     if remaining == "0" and reset is not None:
-        try:
-            now = time.time() if now is None else now
-            return max(0, math.ceil(float(reset) - now))
-        except ValueError:
-            pass
+        return bounded_wait(reset - server_now(headers, now))
     return SECONDARY_LIMIT_DEFAULT_WAIT
 
 
 def error_from_response(status: int, headers: Mapping[str, str], body: Any,
                         what: str) -> BundleError:
     """Build the typed error for a non-success response; `what` names the request."""
+    from .normalize import escape_field
+
     message = _message_of(body) or (body if isinstance(body, str) else "")
-    message = " ".join(str(message).split())[:300]
+    # Server text in a message (and so on stderr): controls and bidi written as <U+XXXX>.
+    message = escape_field(" ".join(str(message).split())[:300])
     detail = f"{what}: HTTP {status}" + (f" {message}" if message else "")
     wait = rate_limit_wait(status, headers, body)
     if wait is not None:
@@ -164,13 +197,35 @@ def validation_reasons(body: Any) -> str:
 
 
 def encode_json(doc: Any) -> bytes:
-    """The one JSON encoder for stdout and files: UTF-8, keys in the order built.
+    """The one JSON encoder for stdout and files: UTF-8, keys in the order built, strict
+    JSON (no NaN or Infinity), every known token scrubbed from its strings.
 
     Text GitHub sent with lone surrogates cannot be UTF-8: then the document is written with
     ASCII escapes instead, still valid JSON with the same content.
     """
-    text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    from .tokens import scrub_value
+
+    doc = scrub_value(doc)  # no token in any output, file or stdout (CONTRACT section 17)
+    # allow_nan=False: NaN and Infinity are not JSON; strict parsing keeps them from arriving.
+    text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return (json.dumps(doc, ensure_ascii=True, indent=2) + "\n").encode("ascii")
+        return (json.dumps(doc, ensure_ascii=True, indent=2, allow_nan=False)
+                + "\n").encode("ascii")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def strict_loads(data: Any) -> Any:
+    """json.loads that refuses NaN, Infinity and numbers too large for a float (1e400)."""
+    return json.loads(data, parse_constant=_no_constant, parse_float=_finite)

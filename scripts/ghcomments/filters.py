@@ -20,7 +20,7 @@ from .normalize import is_trusted
 
 REASONS = ("trusted_only", "ignore_author", "humans_only")
 ME = "@me"
-LOGIN_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$", re.IGNORECASE)
+LOGIN_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?", re.IGNORECASE)
 
 
 def parse_ignore(values: Optional[Iterable[str]]) -> List[str]:
@@ -30,7 +30,7 @@ def parse_ignore(values: Optional[Iterable[str]]) -> List[str]:
         text = (value or "").strip()
         if text.lower() == ME:
             out.append(ME)
-        elif LOGIN_RE.match(text):
+        elif LOGIN_RE.fullmatch(text):
             out.append(text.lower())
         else:
             raise UsageError(f"invalid --ignore-author {value!r}: a GitHub login, "

@@ -287,8 +287,7 @@ class Round:
         for kind, stream in self.streams.items():
             before, after = (previous or {}).get(kind), (cursors or {}).get(kind)
             hint = hints.get(kind)
-            if (before is not None and after is not None and stream.same(before, after)
-                    and hint is not None and stream.valid_hint(hint)
+            if (stream.same(before, after) and hint is not None and stream.valid_hint(hint)
                     and stream.hint_matches(hint, after)
                     and hint != self._loaded_hints.get(kind)):
                 pairs[kind] = (after, hint)

@@ -11,6 +11,8 @@ import datetime as _dt
 import re
 from typing import Any, Dict, Optional
 
+from .errors import ServerError
+
 
 def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace(
@@ -18,24 +20,109 @@ def now_iso() -> str:
 
 # C0 controls but tab and newline (a CR directly before a newline is part of a CRLF line end,
 # which GitHub's web editor writes; a lone CR can overwrite a terminal line and counts), DEL,
-# C1, bidi controls, zero-width and other invisible format characters, Unicode tags.
-HIDDEN_RE = re.compile(
-    "\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+# C1, bidi controls, zero-width and other invisible format characters, Unicode tags; and the
+# carriers of hidden text (CONTRACT section 17): soft hyphen, Hangul fillers, interlinear
+# annotation, musical formatting, variation selectors 17-256, and runs of two or more of
+# variation selectors 1-16 ("variation selector smuggling"; one VS-16 after an emoji is not).
+_HIDDEN_CLASS = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, isolates
     "\u200b-\u200d\u2060-\u2064\ufeff\u180e"        # zero-width and invisible operators
-    "\U000e0000-\U000e007f]"                         # Unicode tag characters
+    "\u00ad\u115f\u1160\u3164\uffa0"               # soft hyphen, Hangul fillers
+    "\ufff9-\ufffb\U0001d173-\U0001d17a"           # interlinear annotation, musical format
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef"    # Unicode tags, variation selectors 17+
 )
+HIDDEN_RE = re.compile("\r(?!\n)|[\ufe00-\ufe0f]{2,}|[" + _HIDDEN_CLASS + "]")
+# Fields that are not bodies (logins, times, paths, titles, URLs …) may not start a line
+# either: newlines, tabs, CR, the line and paragraph separators too.
+FIELD_RE = re.compile("[\ufe00-\ufe0f]{2,}|[\t\n\r\u2028\u2029" + _HIDDEN_CLASS + "]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return "".join(f"<U+{ord(ch):04X}>" for ch in match.group(0))
 
 
 def count_hidden(text: Optional[str]) -> int:
-    return len(HIDDEN_RE.findall(text)) if text else 0
+    return sum(len(m.group(0)) for m in HIDDEN_RE.finditer(text)) if text else 0
 
 
 def reveal(text: Optional[str]) -> Optional[str]:
     """Write every hidden character as a visible escape such as `<U+E0041>`."""
     if not text:
         return text
-    return HIDDEN_RE.sub(lambda m: f"<U+{ord(m.group(0)):04X}>", text)
+    return HIDDEN_RE.sub(_escape, text)
+
+
+def escape_field(value: Any) -> str:
+    """Untrusted text outside a body, for a summary line or stderr: every newline, control,
+    bidi, tag or other hidden character written as `<U+XXXX>`, so it can neither start a
+    line nor rewrite a terminal. None is the empty string; other values their str()."""
+    text = "" if value is None else value if isinstance(value, str) else str(value)
+    return FIELD_RE.sub(_escape, text)
+
+
+# --------------------------------------------------------------------------- types on the way in
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def check_id(value: Any, what: str, field: str = "id") -> int:
+    """A GitHub id: a positive integer (not a bool, a float or a string), else exit 6."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise ServerError(f"{what}: malformed response: {field} is {_kind(value)}, not a "
+                      "positive integer")
+
+
+def check_optional_id(value: Any, what: str, field: str) -> Optional[int]:
+    return None if value is None else check_id(value, what, field)
+
+
+def check_text(value: Any, what: str, field: str) -> Optional[str]:
+    """A string or null, else exit 6 (a time or login of another type never reaches a file)."""
+    if value is None or isinstance(value, str):
+        return value
+    raise ServerError(f"{what}: malformed response: {field} is {_kind(value)}, not a string")
+
+
+def check_number(value: Any, what: str, field: str) -> Optional[int]:
+    """A whole number or null (line numbers), else exit 6."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ServerError(f"{what}: malformed response: {field} is {_kind(value)}, not a number")
+
+
+def check_flag(value: Any, what: str, field: str) -> Optional[bool]:
+    if value is None or isinstance(value, bool):
+        return value
+    raise ServerError(f"{what}: malformed response: {field} is {_kind(value)}, not a boolean")
+
+
+def check_user(user: Any, what: str) -> None:
+    if user is None:
+        return
+    if not isinstance(user, dict):
+        raise ServerError(f"{what}: malformed response: user is {_kind(user)}, not an object")
+    check_text(user.get("login"), what, "user.login")
+    check_text(user.get("type"), what, "user.type")
+
+
+def check_comment(raw: Any, what: str) -> Dict[str, Any]:
+    """The fields of a REST comment or review that outputs and checkpoints rely on."""
+    if not isinstance(raw, dict):
+        raise ServerError(f"{what}: malformed response: an item is {_kind(raw)}, not an object")
+    check_id(raw.get("id"), what)
+    for name in ("node_id", "author_association", "created_at", "updated_at", "submitted_at",
+                 "html_url", "body", "state", "path", "commit_id", "side", "subject_type"):
+        check_text(raw.get(name), what, name)
+    for name in ("line", "start_line", "original_line", "original_start_line", "position"):
+        check_number(raw.get(name), what, name)
+    for name in ("pull_request_review_id", "in_reply_to_id"):
+        check_optional_id(raw.get(name), what, name)
+    check_user(raw.get("user"), what)
+    return raw
 
 
 def cut_body(body: Optional[str], max_chars: Optional[int],
@@ -61,6 +148,7 @@ def _login(user: Any) -> Optional[str]:
 def issue_comment(raw: Dict[str, Any], max_body_chars: Optional[int] = None,
                   reveal_hidden: bool = False) -> Dict[str, Any]:
     """A REST issue comment in the contract's shape (section 4)."""
+    check_comment(raw, "issue comment")
     user = raw.get("user")
     created, updated = raw.get("created_at"), raw.get("updated_at")
     out = {
@@ -95,7 +183,7 @@ def is_trusted(association: Optional[str]) -> bool:
 
 def pull_number(url: Any) -> Optional[int]:
     """The PR number at the end of a `pull_request_url`."""
-    m = re.search(r"/pulls/(\d+)$", str(url or ""))
+    m = re.search(r"/pulls/([0-9]+)\Z", str(url or ""))
     return int(m.group(1)) if m else None
 
 
@@ -110,6 +198,7 @@ def author_of(raw: Dict[str, Any]) -> Dict[str, Any]:
 def review(raw: Dict[str, Any], comment_count: int, max_body_chars: Optional[int] = None,
            reveal_hidden: bool = False) -> Dict[str, Any]:
     """A REST pull-request review in the contract's shape (section 12)."""
+    check_comment(raw, "pull-request review")
     out = {"id": raw.get("id"), "node_id": raw.get("node_id"), "state": raw.get("state"),
            "submitted_at": raw.get("submitted_at"), "commit_id": raw.get("commit_id"),
            "url": raw.get("html_url")}
@@ -123,6 +212,7 @@ def review_comment(raw: Dict[str, Any], max_body_chars: Optional[int] = None,
                    reveal_hidden: bool = False) -> Dict[str, Any]:
     """A REST review (inline) comment in the contract's shape (section 12). REST has no
     `outdated`: a line comment whose `line` is gone (null) is outdated."""
+    check_comment(raw, "review comment")
     subject = raw.get("subject_type")
     if subject is None:  # older answers lack it: a file comment has no line at all
         subject = "file" if raw.get("line") is None and raw.get("original_line") is None \

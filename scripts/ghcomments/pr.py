@@ -14,12 +14,10 @@ The timeline is secondary: when a part of it fails, the rest is returned and the
 from __future__ import annotations
 
 import argparse
-import math
-import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from . import config
+from . import config, errors
 from .cli import Context
 from .errors import (
     AuthError,
@@ -29,7 +27,17 @@ from .errors import (
     ServerError,
     UsageError,
 )
-from .normalize import cut_body, is_trusted, now_iso, reveal
+from .normalize import (
+    check_comment,
+    check_flag,
+    check_number,
+    check_text,
+    cut_body,
+    escape_field,
+    is_trusted,
+    now_iso,
+    reveal,
+)
 from .state import validate_issue_number
 
 PAGE = 100
@@ -143,11 +151,44 @@ def _filters(args: argparse.Namespace) -> Filters:
 # --------------------------------------------------------------------------- normalisation
 
 
+def _obj(value: Any, what: str, name: str) -> Dict[str, Any]:
+    """A GraphQL object ({} for null); any other type is a malformed answer (exit 6)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ServerError(f"{what}: malformed GraphQL response: {name} is "
+                          f"{type(value).__name__}, not an object")
+    return value
+
+
+def _nodes(conn: Dict[str, Any], what: str, name: str) -> List[Dict[str, Any]]:
+    nodes = conn.get("nodes")
+    if nodes is None:
+        return []
+    if not isinstance(nodes, list):
+        raise ServerError(f"{what}: malformed GraphQL response: {name}.nodes is "
+                          f"{type(nodes).__name__}, not a list")
+    return [_obj(n, what, f"{name}.nodes[]") for n in nodes if n is not None]
+
+
+def _page_info(conn: Dict[str, Any], what: str, name: str,
+               backward: bool = False) -> Tuple[bool, Optional[str]]:
+    """(more pages?, the cursor of the next one): forward `hasNextPage`/`endCursor`, backward
+    `hasPreviousPage`/`startCursor`."""
+    more_key, at_key = ("hasPreviousPage", "startCursor") if backward else ("hasNextPage",
+                                                                            "endCursor")
+    info = _obj(conn.get("pageInfo"), what, f"{name}.pageInfo")
+    more = check_flag(info.get(more_key), what, f"{name}.pageInfo.{more_key}")
+    return bool(more), check_text(info.get(at_key), what, f"{name}.pageInfo.{at_key}")
+
+
 def _actor(actor: Any) -> Tuple[Optional[str], Optional[str]]:
     """(login in REST spelling, type) of a GraphQL actor; bots get REST's `[bot]` suffix."""
-    if not isinstance(actor, dict):
+    if actor is None:
         return None, None  # a deleted account ("ghost"): unavailable, not invented
-    login, kind = actor.get("login"), actor.get("__typename")
+    actor = _obj(actor, "review thread comment", "author")
+    login = check_text(actor.get("login"), "review thread comment", "author.login")
+    kind = check_text(actor.get("__typename"), "review thread comment", "author.__typename")
     if kind == "Bot" and isinstance(login, str) and not login.endswith("[bot]"):
         login += "[bot]"
     return login, kind
@@ -160,11 +201,16 @@ def _rest_user(user: Any) -> Tuple[Optional[str], Optional[str]]:
 
 
 def _int_id(value: Any) -> Optional[int]:
-    """GraphQL's BigInt arrives as a string; ids stay numbers end to end."""
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
+    """GraphQL's BigInt arrives as a string of digits; ids stay numbers end to end. Anything
+    else (a float, a word, an object) is a malformed answer (exit 6)."""
+    if value is None:
         return None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        return int(value)
+    raise ServerError(f"review thread comment: malformed GraphQL response: fullDatabaseId is "
+                      f"{type(value).__name__} {escape_field(str(value)[:40])}, not an id")
 
 
 def _comment(*, cid: Any, author: Tuple[Optional[str], Optional[str]], association: Any,
@@ -186,6 +232,11 @@ def _comment(*, cid: Any, author: Tuple[Optional[str], Optional[str]], associati
 
 def inline_comment(node: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
     """A GraphQL review-thread comment."""
+    what = "review thread comment"
+    for name in ("authorAssociation", "body", "createdAt", "url", "path"):
+        check_text(node.get(name), what, name)
+    for name in ("line", "originalLine", "position"):
+        check_number(node.get(name), what, name)
     return _comment(cid=_int_id(node.get("fullDatabaseId")), author=_actor(node.get("author")),
                     association=node.get("authorAssociation"), body=node.get("body"),
                     kind="inline", created_at=node.get("createdAt"), url=node.get("url"),
@@ -195,6 +246,7 @@ def inline_comment(node: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
 
 def review_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
     """A REST review (its body and state); its time is when it was submitted."""
+    check_comment(raw, "review")
     return _comment(cid=raw.get("id"), author=_rest_user(raw.get("user")),
                     association=raw.get("author_association"), body=raw.get("body"),
                     kind="review", created_at=raw.get("submitted_at"),
@@ -203,6 +255,7 @@ def review_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
 
 def issue_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
     """A REST conversation comment on the PR."""
+    check_comment(raw, "conversation comment")
     return _comment(cid=raw.get("id"), author=_rest_user(raw.get("user")),
                     association=raw.get("author_association"), body=raw.get("body"),
                     kind="issue_comment", created_at=raw.get("created_at"),
@@ -210,6 +263,13 @@ def issue_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
 
 
 def thread_of(node: Dict[str, Any], comments: List[Dict[str, Any]]) -> Dict[str, Any]:
+    what = "review thread"
+    check_text(node.get("id"), what, "id")
+    check_text(node.get("path"), what, "path")
+    for name in ("isResolved", "isOutdated", "viewerCanResolve"):
+        check_flag(node.get(name), what, name)
+    for name in ("line", "startLine"):
+        check_number(node.get(name), what, name)
     return {"id": node.get("id"), "isResolved": node.get("isResolved"),
             "isOutdated": node.get("isOutdated"), "canResolve": node.get("viewerCanResolve"),
             "file": node.get("path"), "line": node.get("line"),
@@ -228,8 +288,11 @@ def _graphql_error(errors: List[dict], client: Any, what: str) -> BundleError:
     """The typed error for a GraphQL answer carrying `errors` (HTTP 200)."""
     chosen = next((e for e in errors if isinstance(e, dict) and e.get("type") in GRAPHQL_ERRORS),
                   errors[0] if isinstance(errors[0], dict) else {})
-    kind = chosen.get("type") or (chosen.get("extensions") or {}).get("code") or "error"
-    message = " ".join(str(chosen.get("message") or "").split())[:300]
+    extensions = chosen.get("extensions")
+    kind = chosen.get("type") or (extensions.get("code") if isinstance(extensions, dict)
+                                  else None) or "error"
+    kind = escape_field(kind)[:80] if isinstance(kind, str) else "error"
+    message = escape_field(" ".join(str(chosen.get("message") or "").split()))[:300]
     text = f"{what}: GraphQL {kind}" + (f": {message}" if message else "")
     cls = GRAPHQL_ERRORS.get(kind, ServerError)
     if cls is RateLimitedError:
@@ -241,11 +304,10 @@ def _graphql_error(errors: List[dict], client: Any, what: str) -> BundleError:
 def _graphql_reset_wait(client: Any) -> int:
     """Seconds until the GraphQL budget resets, from the last response's headers."""
     rate = getattr(client, "rate", {}) or {}
-    try:
-        if rate.get("x-ratelimit-remaining") == "0" and rate.get("x-ratelimit-reset"):
-            return max(0, math.ceil(float(rate["x-ratelimit-reset"]) - time.time()))
-    except ValueError:
-        pass
+    reset = errors.seconds_of(rate.get("x-ratelimit-reset"))
+    if rate.get("x-ratelimit-remaining") == "0" and reset is not None:
+        # Against GitHub's clock (the response's Date), not this machine's.
+        return errors.bounded_wait(reset - errors.server_now(rate))
     return 60  # GitHub's advice when it gives no time: wait at least a minute
 
 
@@ -273,25 +335,23 @@ class PullRequestReader:
                      ) -> Iterator[Tuple[Dict[str, Any], List[Dict[str, Any]]]]:
         """(PR fields, thread nodes) of each page of 100 review threads: the one paginator of
         `reviewThreads`, for get_pr_comments.py (oldest first, `first`/`after`) and for a round's
-        thread state (newest first, `last`/`before`: its variables are named so). The caller
-        may stop early; at MAX_THREAD_PAGES pages the rest is a limitation."""
+        thread state (also newest first, `last`/`before`: its variables are named so). The
+        caller may stop early; at MAX_THREAD_PAGES pages the rest is a limitation."""
         cursor: Optional[str] = None
-        more, at = ("hasPreviousPage", "startCursor") if backward else ("hasNextPage",
-                                                                        "endCursor")
         for _ in range(MAX_THREAD_PAGES):
             data = self._query(query, {"owner": self.owner, "name": self.name,
                                        "number": self.number,
                                        ("before" if backward else "after"): cursor}, what)
-            pr = (data.get("repository") or {}).get("pullRequest")
-            if not isinstance(pr, dict):
+            repo = _obj(data.get("repository"), what, "repository")
+            pr = _obj(repo.get("pullRequest"), what, "pullRequest")
+            if not pr:
                 raise NotFoundError(f"{what}: pull request not found")
-            conn = pr.get("reviewThreads") or {}
-            nodes = [n for n in conn.get("nodes") or [] if isinstance(n, dict)]
+            conn = _obj(pr.get("reviewThreads"), what, "reviewThreads")
+            nodes = _nodes(conn, what, "reviewThreads")
             yield pr, (nodes[::-1] if backward else nodes)
-            info = conn.get("pageInfo") or {}
-            if not info.get(more):
+            more, cursor = _page_info(conn, what, "reviewThreads", backward)
+            if not more:
                 return
-            cursor = info.get(at)
         self.limitations.append(f"only the {'last' if backward else 'first'} "
                                 f"{MAX_THREAD_PAGES * PAGE} review threads were read; "
                                 f"{'earlier' if backward else 'later'} threads are missing")
@@ -302,32 +362,34 @@ class PullRequestReader:
         meta: Dict[str, Any] = {}
         threads: List[Dict[str, Any]] = []
         for pr, nodes in self.thread_pages(THREADS_QUERY, what):
-            meta = {"title": pr.get("title"), "state": pr.get("state"), "url": pr.get("url")}
+            meta = {name: check_text(pr.get(name), what, name)
+                    for name in ("title", "state", "url")}
             threads += [self._thread(node) for node in nodes]
         return meta, threads
 
     def _thread(self, node: Dict[str, Any]) -> Dict[str, Any]:
         """One thread; a thread with more than 100 comments is completed through `node(id:)`."""
-        conn = node.get("comments") or {}
-        nodes = [n for n in conn.get("nodes") or [] if isinstance(n, dict)]
-        info = conn.get("pageInfo") or {}
+        what = f"review thread {escape_field(str(node.get('id')))[:80]}"
+        conn = _obj(node.get("comments"), what, "comments")
+        nodes = _nodes(conn, what, "comments")
+        more, after = _page_info(conn, what, "comments")
         pages = 1
-        while info.get("hasNextPage"):
+        while more:
             if pages >= MAX_COMMENT_PAGES:
                 self.limitations.append(f"review thread {node.get('id')}: only the first "
                                         f"{pages * PAGE} comments were read")
                 break
-            data = self._query(THREAD_COMMENTS_QUERY,
-                               {"id": node.get("id"), "after": info.get("endCursor")},
-                               f"comments of review thread {node.get('id')}")
-            more = (data.get("node") or {}).get("comments")
-            if not isinstance(more, dict):
+            data = self._query(THREAD_COMMENTS_QUERY, {"id": node.get("id"), "after": after},
+                               f"comments of {what}")
+            page = _obj(data.get("node"), what, "node").get("comments")
+            if page is None:
                 # Deleted between two requests: keep what was read, say the PR changed.
                 self.limitations.append(f"review thread {node.get('id')} changed during "
                                         f"retrieval; {len(nodes)} of its comments are shown")
                 break
-            nodes += [n for n in more.get("nodes") or [] if isinstance(n, dict)]
-            info = more.get("pageInfo") or {}
+            page = _obj(page, what, "comments")
+            nodes += _nodes(page, what, "comments")
+            more, after = _page_info(page, what, "comments")
             pages += 1
         return thread_of(node, [inline_comment(n, self.opts) for n in nodes])
 
@@ -343,6 +405,8 @@ class PullRequestReader:
                 raws, _pages, truncated = self.client.paginate(
                     path, {"per_page": PAGE}, max_pages=MAX_REST_PAGES,
                     what=f"{label} of {self.label}")
+                # A malformed item makes the part unavailable, like a failed request.
+                shaped = [shape(r, self.opts) for r in raws]
             except BundleError as exc:
                 self.limitations.append(f"{label} unavailable ({exc.code}): {exc.message}; "
                                         "they are missing from timelineComments")
@@ -350,7 +414,7 @@ class PullRequestReader:
             if truncated:
                 self.limitations.append(f"{label}: only the first {MAX_REST_PAGES * PAGE} "
                                         "were read; later ones are missing")
-            items += [shape(r, self.opts) for r in raws if isinstance(r, dict)]
+            items += shaped
         return sorted(items, key=_timeline_key)
 
 
@@ -442,8 +506,8 @@ def _active_pr(client: Any, target: config.Target) -> int:
         raise UsageError(f"no open pull request in {target.full_name} has head {head}; pass "
                          "--repo OWNER/NAME and --pr N")
     if len(pulls) > 1:
-        listed = "; ".join(f"#{p['number']} {reveal(str(p.get('title') or ''))} "
-                           f"({p.get('html_url')})" for p in pulls)
+        listed = "; ".join(f"#{p['number']} {escape_field(p.get('title') or '')} "
+                           f"({escape_field(p.get('html_url'))})" for p in pulls)
         raise UsageError(f"{len(pulls)} open pull requests in {target.full_name} have head "
                          f"{head}: {listed}; choose one with --pr N")
     return pulls[0]["number"]
@@ -513,22 +577,29 @@ def get_pr_comments(args: argparse.Namespace) -> Tuple[Dict[str, Any], Optional[
 
 
 def _safe(value: Any) -> str:
-    """Untrusted text for the terminal: hidden and control characters made visible."""
+    """Untrusted text outside a body, for the terminal: newlines, hidden and control
+    characters made visible (CONTRACT section 17)."""
+    return escape_field(value)
+
+
+def _body(value: Any) -> str:
+    """A body: its lines kept, hidden and control characters made visible."""
     return reveal("" if value is None else str(value)) or ""
 
 
 def _comment_lines(c: Dict[str, Any], indent: str) -> List[str]:
-    kind = c["commentType"] + (f" {c['state']}" if c.get("state") else "")
-    who = f"{_safe(c['author'] or 'unknown')} ({c['authorType'] or '?'}, " \
-          f"{c['authorAssociation'] or '?'})"
+    kind = _safe(c["commentType"]) + (f" {_safe(c['state'])}" if c.get("state") else "")
+    who = f"{_safe(c['author'] or 'unknown')} ({_safe(c['authorType'] or '?')}, " \
+          f"{_safe(c['authorAssociation'] or '?')})"
     flags = []
     if c.get("bodyTruncated"):
-        flags.append(f"cut from {c['bodyChars']} chars")
+        flags.append(f"cut from {_safe(c['bodyChars'])} chars")
     if c.get("hiddenCharacters"):
-        flags.append(f"{c['hiddenCharacters']} hidden chars shown as <U+…>")
-    head = f"{indent}- {who} · {kind} · {c['createdAt'] or 'not submitted'} · id {c['id']}"
+        flags.append(f"{_safe(c['hiddenCharacters'])} hidden chars shown as <U+…>")
+    head = (f"{indent}- {who} · {kind} · {_safe(c['createdAt'] or 'not submitted')} · "
+            f"id {_safe(c['id'])}")
     lines = [head + (f" [{', '.join(flags)}]" if flags else ""), f"{indent}  {_safe(c['url'])}"]
-    body = _safe(c.get("body")).replace("\r\n", "\n")
+    body = _body(c.get("body")).replace("\r\n", "\n")
     if body.strip():
         lines += [f"{indent}    {line}".rstrip() for line in body.split("\n")]
     else:
@@ -539,12 +610,12 @@ def _comment_lines(c: Dict[str, Any], indent: str) -> List[str]:
 def _where(t: Dict[str, Any]) -> str:
     if t["line"] is not None:
         start = t.get("startLine")
-        where = f"lines {start}-{t['line']}" if start and start != t["line"] \
-            else f"line {t['line']}"
+        where = f"lines {_safe(start)}-{_safe(t['line'])}" if start and start != t["line"] \
+            else f"line {_safe(t['line'])}"
     elif t["isOutdated"]:
         first = t["comments"][0] if t["comments"] else {}
         was = first.get("originalLine")
-        where = "outdated" + (f" (was line {was})" if was is not None else "")
+        where = "outdated" + (f" (was line {_safe(was)})" if was is not None else "")
     else:
         where = "whole file"
     if t["isOutdated"] and t["line"] is not None:
@@ -580,7 +651,7 @@ def summary(doc: Dict[str, Any], f: Filters, notes: List[str]) -> str:
              f"Title: {_safe(doc['title'])}",
              f"State: {_safe(doc['state'])}",
              f"URL: {_safe(doc['url'])}",
-             f"Retrieved: {doc['retrievedAt']} (refreshed: "
+             f"Retrieved: {_safe(doc['retrievedAt'])} (refreshed: "
              f"{'yes' if doc['refreshed'] else 'no'})",
              "",
              f"Unresolved review threads ({len(unresolved)})"]

@@ -1,7 +1,8 @@
 """verify_dependencies.py: what this machine has for the bundle (CONTRACT section 9).
 
 `requests` is imported lazily, so a missing one is reported rather than crashing the check.
-A token is reported by its source name only, never its value.
+A token is reported by its source name only, never its value; the report is scrubbed like
+every script's output (a 401 body echoing the header shows ***).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Mapping, Optional
 
-from . import config
-from .errors import requests_missing
+from . import config, tokens
+from .errors import AuthError, requests_missing
 
 
 def _version(cmd: List[str]) -> Optional[str]:
@@ -46,9 +47,16 @@ def run_checks(api_url: str, env: Mapping[str, str], check_network: bool,
         checks.append(_check("requests", False, True, requests_missing(sys.executable)))
         have_requests = False
     host = config.host_for(api_url)
-    token, source = config.discover_token(api_url, env)
+    tokens.register_env(env)  # scrubbed from the report, like every script's output
+    try:
+        token, source = config.discover_token(api_url, env)
+        refused = None
+    except AuthError as exc:  # a token no header can carry: say which variable, not its value
+        token, source, refused = None, None, exc.message
     if token:
         checks.append(_check("credentials", True, True, f"token for {host} from {source}"))
+    elif refused:
+        checks.append(_check("credentials", False, True, refused))
     else:
         checks.append(_check("credentials", False, True,
                              f"no token for {host}: set GH_TOKEN (GH_ENTERPRISE_TOKEN for "

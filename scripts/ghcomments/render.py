@@ -1,11 +1,18 @@
-"""Readable summaries. Every body is shown with hidden characters escaped: no raw control,
-bidi or tag character reaches the terminal."""
+"""Readable summaries. Every body is shown with hidden characters escaped, and every other
+field (logins, associations, times, paths, URLs, states …) through `escape_field`: no raw
+control, bidi or tag character reaches the terminal, and nothing outside a body starts a line
+(CONTRACT section 17)."""
 
 from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from .normalize import reveal
+from .normalize import escape_field, reveal
+
+
+def _f(value: Any) -> str:
+    """A field for a summary line (None is written "None", as before)."""
+    return escape_field(value if isinstance(value, str) else str(value))
 
 
 def _comment_lines(c: Dict[str, Any]) -> List[str]:
@@ -13,24 +20,24 @@ def _comment_lines(c: Dict[str, Any]) -> List[str]:
     if c.get("edited"):
         flags.append("edited")
     if c.get("body_truncated"):
-        flags.append(f"cut from {c.get('body_chars')} chars")
+        flags.append(f"cut from {_f(c.get('body_chars'))} chars")
     if c.get("hidden_characters"):
-        flags.append(f"{c['hidden_characters']} hidden chars shown as <U+…>")
-    head = (f"--- comment {c.get('id')} by {c.get('author') or 'unknown'}"
-            f" ({c.get('author_association') or '?'}) at {c.get('created_at')}")
+        flags.append(f"{_f(c['hidden_characters'])} hidden chars shown as <U+…>")
+    head = (f"--- comment {_f(c.get('id'))} by {_f(c.get('author') or 'unknown')}"
+            f" ({_f(c.get('author_association') or '?')}) at {_f(c.get('created_at'))}")
     if flags:
         head += " [" + ", ".join(flags) + "]"
-    lines = [head, f"    {c.get('url')}"]
+    lines = [head, f"    {_f(c.get('url'))}"]
     body = reveal(c.get("body") or "") or ""
     lines += ["    " + line for line in body.replace("\r\n", "\n").split("\n")]
     return lines
 
 
 def _review_lines(r: Dict[str, Any]) -> List[str]:
-    head = (f"--- review {r.get('id')} {r.get('state')} by {r.get('author') or 'unknown'}"
-            f" ({r.get('author_association') or '?'}) at {r.get('submitted_at')}"
-            f", {r.get('comment_count')} inline comment(s)")
-    lines = [head, f"    {r.get('url')}"]
+    head = (f"--- review {_f(r.get('id'))} {_f(r.get('state'))} by "
+            f"{_f(r.get('author') or 'unknown')} ({_f(r.get('author_association') or '?')}) "
+            f"at {_f(r.get('submitted_at'))}, {_f(r.get('comment_count'))} inline comment(s)")
+    lines = [head, f"    {_f(r.get('url'))}"]
     body = reveal(r.get("body") or "") or ""
     lines += ["    " + line for line in body.replace("\r\n", "\n").split("\n") if body]
     return lines
@@ -41,13 +48,13 @@ def _inline_lines(c: Dict[str, Any], threads: Dict[Any, Dict[str, Any]]) -> List
     if c.get("outdated"):
         where += " (outdated)"
     lines = _comment_lines(c)
-    thread = f"thread {c.get('thread_root_id')}"
+    thread = f"thread {_f(c.get('thread_root_id'))}"
     state = threads.get(c.get("thread_id"))
     if state is not None:  # the round's thread state (CONTRACT section 15)
-        thread += f" {state.get('id')}, " + ("resolved" if state.get("is_resolved")
-                                             else "unresolved")
+        thread += f" {_f(state.get('id'))}, " + ("resolved" if state.get("is_resolved")
+                                                 else "unresolved")
     lines[0] = lines[0].replace("--- comment", "--- inline comment", 1) + \
-        f" on {reveal(where)} (review {c.get('review_id')}, {thread})"
+        f" on {_f(where)} (review {_f(c.get('review_id'))}, {thread})"
     return lines
 
 
@@ -57,8 +64,8 @@ def _cursor(cp: Any) -> str:
     if "conversation" in cp or "reviews" in cp:
         conv = (cp.get("conversation") or {}).get("last_comment_id")
         rev = (cp.get("reviews") or {}).get("last_review_id")
-        return f"conversation {conv}, reviews {rev}"
-    return str(cp.get("last_comment_id"))
+        return f"conversation {_f(conv)}, reviews {_f(rev)}"
+    return _f(cp.get("last_comment_id"))
 
 
 def monitor_summary(doc: Dict[str, Any]) -> str:
@@ -70,7 +77,8 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
     counts = f"{len(comments)} comment(s)"
     if "pull_request" in doc:
         counts += f", {len(reviews)} review(s), {len(inline)} inline comment(s)"
-    lines = [f"{doc.get('repository')}#{number} — {counts} (retrieved {doc.get('retrieved_at')})"]
+    lines = [f"{_f(doc.get('repository'))}#{_f(number)} — {counts} "
+             f"(retrieved {_f(doc.get('retrieved_at'))})"]
     lines.append(f"checkpoint: {_cursor(doc.get('previous_checkpoint'))}")
     rec = doc.get("recommended_checkpoint", doc.get("next_checkpoint"))
     if rec:
@@ -80,7 +88,7 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
     if doc.get("truncated"):
         lines.append("the scan was cut short by --max-pages")
     if doc.get("snapshot_id"):
-        lines.append(f"snapshot: {doc['snapshot_id']}")
+        lines.append(f"snapshot: {_f(doc['snapshot_id'])}")
     for c in comments:
         lines += _comment_lines(c)
     for r in reviews:
@@ -89,5 +97,5 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
     for c in inline:
         lines += _inline_lines(c, threads)
     for w in doc.get("warnings") or []:
-        lines.append(f"note: {w}")
+        lines.append(f"note: {_f(w)}")
     return "\n".join(lines) + "\n"

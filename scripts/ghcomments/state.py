@@ -33,8 +33,9 @@ from .errors import StateError, UsageError, encode_json
 
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
-NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-DIGITS_RE = re.compile(r"^[0-9]{1,20}$")  # ASCII digits only: int() also takes " 5", "5_0", "٣"
+# Both matched with fullmatch: `$` alone lets a trailing newline through (CONTRACT section 17).
+NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+DIGITS_RE = re.compile(r"[0-9]{1,20}")  # ASCII digits only: int() also takes " 5", "5_0", "٣"
 LOCK_WAIT_SECONDS = 5.0
 # Tests only: seconds to pause between the steps of an atomic write (crash-safety tests kill
 # the process during the pause).
@@ -42,7 +43,7 @@ PAUSE_ENV = "GH_MONITOR_TEST_WRITE_PAUSE"
 
 
 def validate_name(value: str, flag: str) -> str:
-    if not isinstance(value, str) or not NAME_RE.match(value) or value in (".", ".."):
+    if not isinstance(value, str) or not NAME_RE.fullmatch(value) or value in (".", ".."):
         raise UsageError(f"invalid {flag} {value!r}: 1 to 64 of A-Z a-z 0-9 . _ - "
                          "(not '.' or '..')")
     return value
@@ -51,7 +52,7 @@ def validate_name(value: str, flag: str) -> str:
 def parse_digits(value: Any) -> Optional[int]:
     """A whole number written in ASCII digits, else None."""
     text = str(value)
-    return int(text) if DIGITS_RE.match(text) else None
+    return int(text) if DIGITS_RE.fullmatch(text) else None
 
 
 def validate_issue_number(value: Any, flag: str = "--issue") -> int:
@@ -107,6 +108,37 @@ def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], 
                       hints=os.path.join(folder, f"{stem}-hints.json"))
 
 
+def check_owner(path: str, st: os.stat_result) -> None:
+    """Refuse a state folder or file another user owns or may write (CONTRACT section 17):
+    in a shared work root, a planted checkpoint could otherwise hide every comment."""
+    if st.st_uid != os.geteuid():
+        raise StateError(f"refusing to use {path}: it belongs to another user (uid "
+                         f"{st.st_uid}), so its content cannot be trusted; move it away or "
+                         "use another --root")
+    if st.st_mode & stat.S_IWOTH:
+        raise StateError(f"refusing to use {path}: other users may write to it "
+                         "(chmod o-w it, or use another --root)")
+
+
+def _check_folders_of(path: str) -> None:
+    """check_owner on every existing folder from `<root>/.tmp` down to `path`'s own."""
+    chain = []
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        chain.append(folder)
+        if os.path.basename(folder) == ".tmp":
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return  # not below a .tmp folder: not a state path
+        folder = parent
+    for folder in reversed(chain):
+        try:
+            check_owner(folder, os.lstat(folder))
+        except FileNotFoundError:
+            return
+
+
 def _ensure_folder(paths: StatePaths) -> None:
     """Create the folders below root, refusing any symlink on the way; write .tmp/.gitignore."""
     rel = os.path.relpath(paths.folder, paths.root)
@@ -124,6 +156,7 @@ def _ensure_folder(paths: StatePaths) -> None:
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             raise StateError(f"refusing to use {current}: not a plain folder (a symlink or "
                              "a file stands there)")
+        check_owner(current, st)
         if part == ".tmp" and current == os.path.join(paths.root, ".tmp"):
             ignore = os.path.join(current, ".gitignore")
             if not os.path.lexists(ignore):
@@ -185,6 +218,8 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
             raise StateError(f"{label} {path} is a symbolic link; refusing to read it")
         raise StateError(f"cannot read {label} {path}: {exc.strerror}")
     with os.fdopen(fd, "rb") as fh:
+        check_owner(path, os.fstat(fh.fileno()))
+        _check_folders_of(path)
         raw = fh.read()
     try:
         doc = json.loads(raw.decode("utf-8"))
@@ -202,6 +237,7 @@ def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) ->
     _ensure_folder(paths)
     fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
+        check_owner(paths.lock, os.fstat(fd))
         deadline = time.monotonic() + wait
         while True:
             try:

@@ -183,7 +183,10 @@ class ConversationStream(Stream):
 
     @staticmethod
     def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:
-        return cursor is not None and hint.get("comment_id") == cursor.get("last_comment_id")
+        """Measured for this cursor; with no cursor, a hint that the list was empty."""
+        if cursor is None:
+            return hint.get("comment_id") == 0 and hint.get("offset") is None
+        return hint.get("comment_id") == cursor.get("last_comment_id")
 
     def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
                 include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
@@ -296,7 +299,7 @@ class ConversationStream(Stream):
         """The round's read: the newest `limit` without a cursor, else the oldest `limit`
         after it; the recommended cursor and the poll hint that goes with it."""
         if previous is None:
-            result = self.tail(limit)
+            result = self._still_empty(hint) or self.tail(limit)
         else:
             result = self.scan_after(previous["last_comment_id"], limit, hint, sharpen=sharpen)
         raws = result.returned
@@ -307,7 +310,8 @@ class ConversationStream(Stream):
                       else None)
         if result.not_modified:
             batch.latest = hint.get("latest") if hint else None
-            batch.cursor = dict(cursor_part(previous) or {}, last_seen_comment_updated_at=None)
+            batch.cursor = (dict(cursor_part(previous) or {}, last_seen_comment_updated_at=None)
+                            if previous is not None else None)
             batch.hint = hint
             return batch
         newest = result.newest
@@ -322,7 +326,22 @@ class ConversationStream(Stream):
             batch.cursor = dict(ZERO_CONVERSATION, last_seen_comment_updated_at=None)
         if batch.cursor is not None:
             batch.hint = self.hint_for(result, batch.cursor["last_comment_id"])
+        elif not raws and newest is None and not result.truncated:
+            batch.hint = self.hint_for(result, 0)  # an empty list without a checkpoint
         return batch
+
+    def _still_empty(self, hint: Optional[Dict[str, Any]]) -> Optional[ScanResult]:
+        """No checkpoint and a hint that the list was empty: one conditional request on its
+        empty window (an arrival lands in it); None when it changed (read the tail)."""
+        if not (self.valid_hint(hint) and hint.get("comment_id") == 0 and hint.get("etag")
+                and hint.get("offset") is None):
+            return None
+        cl = self.comment_list()
+        try:
+            page = cl.read(Window(int(hint["page"]), int(hint["per_page"])), hint["etag"])
+        finally:
+            self._finish(cl)
+        return ScanResult(not_modified=True, older_not_returned=0) if page.not_modified else None
 
 
 # --------------------------------------------------------------------------- reviews

@@ -20,7 +20,10 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from .errors import BundleError
-from .pr import BodyOptions, PullRequestReader, graphql_url
+from .normalize import check_flag, check_number, check_text
+from .pr import BodyOptions, PullRequestReader, _int_id, _nodes, _obj, graphql_url
+
+WHAT = "review thread"
 
 # {args}: the page (newest first from the end, or oldest first from the start); nodes shared.
 THREAD_STATE_QUERY = """
@@ -53,15 +56,21 @@ FROM_THE_START = THREAD_STATE_QUERY.format(var="$after: String", args="first: 10
 
 
 def _root_of(node: Dict[str, Any]) -> Optional[int]:
-    nodes = (node.get("comments") or {}).get("nodes") or []
-    first = nodes[0] if nodes and isinstance(nodes[0], dict) else {}
-    try:
-        return int(first.get("fullDatabaseId"))
-    except (TypeError, ValueError):
-        return None
+    """The thread's first comment's id (types checked on the way in: a malformed answer is
+    exit 6 in pr.py, `threads: null` here)."""
+    conn = _obj(node.get("comments"), WHAT, "comments")
+    first = next(iter(_nodes(conn, WHAT, "comments")), {})
+    return _int_id(first.get("fullDatabaseId"))
 
 
 def _entry(node: Dict[str, Any], root: int) -> Dict[str, Any]:
+    for name in ("id", "path"):
+        check_text(node.get(name), WHAT, name)
+    check_number(node.get("line"), WHAT, "line")
+    flags = ("isResolved", "isOutdated", "viewerCanResolve", "viewerCanUnresolve",
+             "viewerCanReply")
+    for name in flags:
+        check_flag(node.get(name), WHAT, name)
     return {"id": node.get("id"), "root_comment_id": root, "path": node.get("path"),
             "line": node.get("line"), "is_resolved": node.get("isResolved"),
             "is_outdated": node.get("isOutdated"),

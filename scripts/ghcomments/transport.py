@@ -46,7 +46,8 @@ class Response:
 
 
 class TransportError(Exception):
-    """No HTTP response: kind is connect, timeout, incomplete or gh; sent: may have arrived."""
+    """No HTTP response: kind is connect, timeout, incomplete, too_large or gh; sent: may have
+    arrived."""
 
     def __init__(self, kind: str, message: str, sent: bool) -> None:
         super().__init__(message)
@@ -63,11 +64,18 @@ def token_fingerprint(token: Optional[str]) -> Optional[str]:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+def origin_of(url: str) -> Optional[str]:
+    """scheme://host:port of a URL; None when it does not parse (a bad port or host), which
+    matches no origin."""
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host = (parts.hostname or "").lower()
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:
+        return None
+    if not host:
+        return None
     return f"{scheme}://{host}:{port}"
 
 
@@ -151,9 +159,9 @@ class RequestsTransport:
             return self._without_requests(exc).send(method, url, headers, body, token_origin)
         rq = self._requests
         try:
-            resp = session.request(method, url, headers=req_headers, data=body,
-                                   timeout=self.timeout, allow_redirects=False)
-            content = resp.content
+            resp, content = _within_deadline(
+                lambda box: _requests_exchange(session, method, url, req_headers, body,
+                                               self.timeout, box), self.timeout)
         except rq.exceptions.ConnectTimeout as exc:
             raise TransportError("timeout", f"connection timed out: {_short(exc)}", sent=False)
         except rq.exceptions.ReadTimeout as exc:
@@ -173,11 +181,97 @@ class RequestsTransport:
                         body=content, url=url)
 
 
+# --------------------------------------------------------------------------- bounded requests
+# `--timeout S` bounds a request whole — connect, headers and body — not each read: a server
+# that drips a byte now and then never trips a per-read timeout. And no answer may be larger
+# than MAX_RESPONSE_BYTES decoded (a gzip bomb: 510 KB on the wire, 1 GB in memory). Both
+# paths (requests and the http.client fast path) go through these (CONTRACT section 17).
+
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+READ_CHUNK = 16 * 1024  # small: urllib3 1.x inflates a whole chunk at once
+
+
+def _too_large() -> TransportError:
+    return TransportError("too_large", f"the response is larger than "
+                          f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MiB decoded; refused",
+                          sent=True)
+
+
+def _read_capped(chunks: Any) -> bytes:
+    """Join the chunks of a body, refusing it once it passes MAX_RESPONSE_BYTES."""
+    parts = []
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > MAX_RESPONSE_BYTES:
+            raise _too_large()
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _within_deadline(work: Any, seconds: float) -> Any:
+    """`work(box)` in a worker thread, given `seconds` in all. On time, its result (or its
+    exception); else the socket it left in `box["sock"]`/`box["resp"]` is shut down (so the
+    worker stops) and a timeout is raised. The worker is a daemon: it never keeps the process.
+    """
+    import threading
+
+    box: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = work(box)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="ghcomments-request", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        _abandon(box)
+        raise TransportError("timeout", f"timed out: no complete response within {seconds:g} s "
+                             "(--timeout bounds the whole request)", sent=True)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def _abandon(box: Dict[str, Any]) -> None:
+    """Shut down the socket of a request past its deadline (best effort)."""
+    import socket
+
+    sock = box.get("sock")
+    resp = box.get("resp")
+    if sock is None and resp is not None:
+        raw = getattr(resp, "raw", None)
+        conn = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
+        sock = getattr(conn, "sock", None)
+    try:
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _requests_exchange(session: Any, method: str, url: str, headers: Mapping[str, str],
+                       body: Optional[bytes], timeout: float, box: Dict[str, Any]) -> Any:
+    """One request through requests, its body read in chunks under the size cap."""
+    resp = session.request(method, url, headers=headers, data=body, timeout=timeout,
+                           allow_redirects=False, stream=True)
+    box["resp"] = resp
+    try:
+        content = _read_capped(resp.iter_content(READ_CHUNK))
+    finally:
+        resp.close()
+    return resp, content
+
+
 def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Optional[Response]:
     """One GET through http.client; None when TLS could not be set up (requests will try)."""
     import http.client
     import socket
     import ssl
+    import time
 
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
@@ -191,6 +285,7 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
             conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     except (ssl.SSLError, OSError):
         return None
+    started = time.monotonic()
     try:
         try:
             conn.connect()
@@ -204,9 +299,9 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
         except OSError as exc:
             raise TransportError("connect", f"connection failed: {_short(exc)}", sent=False)
         try:
-            conn.request("GET", target, headers=dict(headers))
-            resp = conn.getresponse()
-            content = resp.read()
+            resp, content = _within_deadline(
+                lambda box: _stdlib_exchange(conn, target, headers, box),
+                max(0.0, started + timeout - time.monotonic()))
         except socket.timeout as exc:
             raise TransportError("timeout", f"read timed out after {timeout} s: {exc}",
                                  sent=True)
@@ -221,6 +316,16 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
         return Response(status=resp.status, headers=merged, body=content, url=url)
     finally:
         conn.close()
+
+
+def _stdlib_exchange(conn: Any, target: str, headers: Mapping[str, str],
+                     box: Dict[str, Any]) -> Any:
+    """The request and its whole answer on a connected http.client connection, capped."""
+    box["sock"] = conn.sock
+    conn.request("GET", target, headers=dict(headers))
+    resp = conn.getresponse()
+    content = _read_capped(iter(lambda: resp.read(READ_CHUNK), b""))
+    return resp, content
 
 
 def _short(exc: BaseException) -> str:

@@ -27,6 +27,7 @@ from .errors import (
     ServerError,
     UsageError,
 )
+from .tokens import contains_token
 from .transport import STANDARD_HEADERS
 
 MAX_BODY_CHARS = 65536
@@ -51,6 +52,9 @@ def read_body(source: str) -> str:
         raise UsageError("--body-file holds a NUL character; GitHub cannot store it")
     if not body.strip():
         raise UsageError("--body-file is empty")
+    if contains_token(body):  # every known token, in any printable form (CONTRACT section 17)
+        raise UsageError("--body-file contains the token in use (or another token of this "
+                         "environment); nothing was sent")
     if len(body) > MAX_BODY_CHARS:
         raise UsageError(f"the body has {len(body)} characters; GitHub takes at most "
                          f"{MAX_BODY_CHARS}")

@@ -1,0 +1,421 @@
+"""The round engine tested as a model (CONTRACT section 14): hypothesis's rule-based state
+machines drive random GitHub events between an agent's checks, confirms, `--update-state`
+runs, `--limit` batches, waits and kills at the state store's pause points, against two
+oracles:
+
+- nothing lost or twice: the comments (reviews) the agent confirms, in order, are strictly
+  ascending by cursor order and never repeat; every one that still exists after the first
+  checkpoint is confirmed or was counted as left out by the filters;
+- polls settle: once events stop and the agent has confirmed what it was given, the second
+  check from then on is only conditional requests answered 304, within section 12's counts
+  (asserted on the fake's request log, never on timing).
+
+To be affordable the scripts' `main()` runs in-process (stdout captured, the environment the
+subprocess would get); `test_model_subprocess_smoke` runs a short fixed sequence as real
+processes. GH_MONITOR_MODEL_EXAMPLES raises the number of examples (default 30).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from tests.support import NAME, OWNER, SCRIPTS, Agent, run_script, script_env
+
+sys.path.insert(0, str(SCRIPTS))
+import check_issue_updates  # noqa: E402
+import get_latest_comments  # noqa: E402
+import github_issue_comments as gic  # noqa: E402
+from ghcomments import interrupt, state  # noqa: E402
+
+ISSUE, PR = 5, 7
+TOKEN_OWNER = "octocat"
+EXAMPLES = int(os.environ.get("GH_MONITOR_MODEL_EXAMPLES") or 30)
+MODEL = settings(max_examples=EXAMPLES, stateful_step_count=20, deadline=None,
+                 derandomize=True,
+                 suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                        HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+class Killed(BaseException):
+    """A process killed at a pause point of the state store (nothing after it runs)."""
+
+
+@contextlib.contextmanager
+def killed_at(step):
+    """Make the state store die at `step` ("write": the temp file half written; "rename":
+    written, not renamed; "renamed": renamed, before the folder's fsync)."""
+    real = state._pause
+
+    def pause(name):
+        if name == step:
+            raise Killed(step)
+        real(name)
+
+    state._pause = pause
+    try:
+        yield
+    finally:
+        state._pause = real
+
+
+def call(module, argv, env):
+    """`python3 scripts/NAME.py argv` in-process: (exit code, parsed stdout)."""
+    saved_env = dict(os.environ)
+    buf = io.BytesIO()
+    out = io.TextIOWrapper(buf, encoding="utf-8")
+    saved = sys.stdout, sys.stderr
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdout, sys.stderr = out, io.StringIO()
+    try:
+        code = gic.run(module.main, [str(a) for a in argv], exit_code=gic.exit_code)
+    finally:
+        out.flush()
+        sys.stdout, sys.stderr = saved
+        os.environ.clear()
+        os.environ.update(saved_env)
+        interrupt.uninstall()
+    return code, json.loads(buf.getvalue().decode("utf-8"))
+
+
+class InProcessAgent(Agent):
+    def run(self, script, *args, env=None):
+        self.fake.clear_log()
+        module = {"check_issue_updates.py": check_issue_updates,
+                  "get_latest_comments.py": get_latest_comments}[script]
+        code, doc = call(module, ["--repo", f"{OWNER}/{self.name}", self.flag, self.number,
+                                  "--root", self.root, *args], env or self.env)
+        return _Result(code, doc)
+
+
+class _Result:
+    def __init__(self, code, doc):
+        self.code, self._doc = code, doc
+
+    @property
+    def json(self):
+        return self._doc
+
+    def __repr__(self):
+        return f"Result({self.code}, {json.dumps(self._doc)[:1500]})"
+
+
+class RoundModel(RuleBasedStateMachine):
+    """What the issue and the pull-request machines share: the agent's side and the oracles."""
+
+    fake = None
+    root = None
+    flag, number = "--issue", ISSUE
+    settle_most = 1
+    items_key = "new_comments"
+
+    def __init__(self):
+        super().__init__()
+        self.confirmed = []
+        self.filtered = set()
+        self.first = None
+        self.filters = []
+
+    def agent(self):
+        a = InProcessAgent(self.fake, self.root, self.flag, self.number)
+        a.env = dict(a.env, GH_MONITOR_TEST_TIME_SCALE="0.002")
+        return a
+
+    # -- the agent ----------------------------------------------------------------------------
+    def handled(self, doc):
+        """What a document hands the agent: ids."""
+        raise NotImplementedError
+
+    def baseline_now(self):
+        raise NotImplementedError
+
+    def _checkpoint(self):
+        path = self.agent().file()
+        return path.read_bytes() if path.exists() else None
+
+    def took(self, doc, before):
+        """After a confirm: the batch was confirmed exactly when the checkpoint moved."""
+        after = self._checkpoint()
+        if self.first is None:
+            if after is not None:
+                self.first = self.baseline_now()
+            return
+        if after != before:
+            self.confirmed += self.handled(doc)
+
+    @rule(limit=st.sampled_from([2, 20, 100]), humans=st.booleans())
+    def check_and_confirm(self, limit, humans):
+        a = self.agent()
+        args = ["--limit", limit, "--max-pages", 50] + (["--humans-only"] if humans else [])
+        r = a.check(*args)
+        assert r.code == 0, r
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule(step=st.sampled_from(["write", "rename", "renamed"]))
+    def confirm_killed(self, step):
+        """A confirm killed at a pause point: the checkpoint is the old one or the new one;
+        the agent retries the confirm (already applied, or applied now) and goes on."""
+        a = self.agent()
+        r = a.check("--limit", 20, "--max-pages", 50)
+        assert r.code == 0, r
+        before = self._checkpoint()
+        with killed_at(step), contextlib.suppress(Killed):
+            a.confirm(r.json["snapshot_id"])
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule(seconds=st.sampled_from([10, 40]))
+    def wait(self, seconds):
+        a = self.agent()
+        if not a.file().exists():
+            return
+        r = a.check("--wait", seconds, "--poll-interval", 5, "--max-pages", 50)
+        assert r.code == 0, r
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule()
+    def settle(self):
+        """Events have stopped: confirm what is there, then the second check is free."""
+        a = self.agent()
+        for _ in range(60):
+            r = a.check("--limit", 100, "--max-pages", 50)
+            assert r.code == 0, r
+            before = self._checkpoint()
+            c = a.confirm(r.json["snapshot_id"])
+            assert c.code == 0, c
+            self.took(r.json, before)
+            if not r.json["has_updates"] and not r.json["more_available"]:
+                break
+        for _ in range(2):  # the check after the confirmed one may pay; the next is free
+            r = a.check()
+            assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = a.statuses()
+        assert 1 <= len(seen) <= self.settle_most and set(seen) == {304}, a.fake.requests
+
+    def teardown(self):
+        self.settle()
+        assert self.confirmed == sorted(set(self.confirmed), key=self.order), \
+            "confirmed twice or out of order"
+        missing = sorted(set(self.expected()) - set(self.confirmed))
+        assert missing == [], f"lost: {missing[:10]}"
+
+    def order(self, item):
+        return item
+
+
+class IssueModel(RoundModel):
+    def baseline_now(self):
+        return json.loads(self.agent().file().read_text())["last_comment_id"]
+
+    def handled(self, doc):
+        return [c["id"] for c in doc["new_comments"]]
+
+    @initialize(initial=st.integers(0, 130))
+    def seed(self, initial):
+        self.fake.reset()
+        self.fake.add_token(script_env(self.fake)["GH_TOKEN"], login=TOKEN_OWNER)
+        self.fake.add_repo(OWNER, NAME)
+        self.fake.add_issue(OWNER, NAME, ISSUE)
+        self.fake.add_comments(OWNER, NAME, ISSUE, initial)
+
+    def ids(self):
+        return self.fake.comment_ids(OWNER, NAME, ISSUE)
+
+    @rule(n=st.integers(1, 120), bot=st.booleans())
+    def arrive(self, n, bot):
+        made = self.fake.add_comments(OWNER, NAME, ISSUE, n,
+                                      user="ci[bot]" if bot else "alice",
+                                      user_type="Bot" if bot else "User")
+        if bot:
+            self.filtered |= set(made)
+
+    @rule(which=st.sampled_from(["newest", "checkpoint", "old"]), pick=st.integers(0, 10**6))
+    def edit(self, which, pick):
+        cid = self._pick(which, pick)
+        if cid is not None:
+            self.fake.edit_comment(cid, f"edited {pick}")
+
+    @rule(which=st.sampled_from(["newest", "checkpoint", "old"]), pick=st.integers(0, 10**6))
+    def delete(self, which, pick):
+        cid = self._pick(which, pick)
+        if cid is not None:
+            self.fake.delete_comment(cid)
+
+    def _pick(self, which, pick):
+        ids = self.ids()
+        if not ids:
+            return None
+        if which == "newest":
+            return ids[-1]
+        if which == "checkpoint":
+            path = self.agent().file()
+            if path.exists():
+                cid = json.loads(path.read_text())["last_comment_id"]
+                return cid if cid in ids else None
+            return None
+        return ids[pick % len(ids)]
+
+    @rule(limit=st.sampled_from([3, 50]))
+    def update_state(self, limit):
+        before = self._checkpoint()
+        r = self.agent().latest("--update-state", "--limit", limit, "--max-pages", 50)
+        assert r.code == 0, r
+        self.took({"new_comments": r.json["comments"]}, before)
+
+    def expected(self):
+        if self.first is None:
+            return []
+        return [i for i in self.ids() if i > self.first and i not in self.filtered]
+
+
+class PullRequestModel(RoundModel):
+    flag, number = "--pr", PR
+    settle_most = 2
+
+    def baseline_now(self):
+        return (set(self.fake.review_ids(OWNER, NAME, PR)),
+                set(self.fake.review_comment_ids(OWNER, NAME, PR)))
+
+    def handled(self, doc):
+        return [r["id"] for r in doc["new_reviews"]] + [
+            ("c", c["id"]) for c in doc["new_review_comments"]]
+
+    @initialize(initial=st.integers(0, 6), order=st.sampled_from(["id", "submitted"]))
+    def seed(self, initial, order):
+        self.fake.reset()
+        self.fake.add_token(script_env(self.fake)["GH_TOKEN"], login=TOKEN_OWNER)
+        self.fake.add_repo(OWNER, NAME)
+        self.fake.add_pull(OWNER, NAME, PR, title="Add the parser")
+        self.fake.review_order = order
+        self.drafts = []
+        self.mine = None
+        for _ in range(initial):
+            self.submitted(state="APPROVED")
+
+    def submitted(self, state="COMMENTED", comments=1, user="bob"):
+        notes = [{"path": f"f{i}.py", "line": i + 1, "body": "n"} for i in range(comments)]
+        made = self.fake.start_review(OWNER, NAME, PR, user, body="see", comments=notes)
+        self.fake.advance(30)
+        self.fake.submit_review(made["id"], state=state)
+        self.fake.advance(30)
+        return made["id"]
+
+    @rule(state=st.sampled_from(["COMMENTED", "APPROVED", "CHANGES_REQUESTED"]),
+          comments=st.integers(0, 3))
+    def review(self, state, comments):
+        self.submitted(state, comments, user="carol")
+
+    @rule()
+    def draft(self):
+        made = self.fake.start_review(OWNER, NAME, PR, "dave", body="late",
+                                      comments=[{"path": "d.py", "line": 3, "body": "late"}])
+        self.drafts.append(made["id"])
+        self.fake.advance(30)
+
+    @precondition(lambda self: self.drafts)
+    @rule(pick=st.integers(0, 100))
+    def submit_late(self, pick):
+        rid = self.drafts.pop(pick % len(self.drafts))
+        self.fake.submit_review(rid, state="COMMENTED")
+        self.fake.advance(30)
+
+    @rule()
+    def own_draft(self):
+        if self.mine is None:
+            self.mine = self.fake.start_review(OWNER, NAME, PR, TOKEN_OWNER, body="mine")["id"]
+        else:
+            self.fake.delete_pending_review(self.mine)
+            self.mine = None
+        self.fake.advance(30)
+
+    @rule(pick=st.integers(0, 100))
+    def dismiss(self, pick):
+        for rid in self.fake.review_ids(OWNER, NAME, PR):
+            if self.fake.get_review(rid)["state"] in ("APPROVED", "CHANGES_REQUESTED"):
+                self.fake.dismiss_review(rid, "stale")
+                break
+
+    @rule(pick=st.integers(0, 100))
+    def reply(self, pick):
+        ids = self.fake.review_comment_ids(OWNER, NAME, PR)
+        if ids:
+            self.fake.reply_to_review_comment(ids[pick % len(ids)], "erin", "ok")
+            self.fake.advance(30)
+
+    def teardown(self):
+        self.settle()
+        reviews = [i for i in self.confirmed if isinstance(i, int)]
+        comments = [c for i, c in (x for x in self.confirmed if not isinstance(x, int))]
+        assert len(reviews) == len(set(reviews)), "a review was confirmed twice"
+        assert len(comments) == len(set(comments)), "an inline comment was confirmed twice"
+        if self.first is None:
+            return
+        old_reviews, old_comments = self.first
+        wrappers = set()
+        for rid in self.fake.review_ids(OWNER, NAME, PR):
+            r = self.fake.get_review(rid)
+            if r["state"] == "COMMENTED" and not (r["body"] or "").strip():
+                wrappers.add(rid)  # bodiless: listed only with --include-system
+        expected = set(self.fake.review_ids(OWNER, NAME, PR)) - old_reviews - wrappers
+        assert sorted(expected - set(reviews)) == [], "reviews lost"
+        assert set(reviews) <= set(self.fake.review_ids(OWNER, NAME, PR)) - old_reviews, \
+            "a review handled before the first checkpoint came back"
+        lost = set(self.fake.review_comment_ids(OWNER, NAME, PR)) - old_comments - set(comments)
+        assert sorted(lost) == [], "inline comments lost"
+
+
+@pytest.mark.parametrize("machine", [IssueModel, PullRequestModel], ids=["issue", "pr"])
+def test_model_loses_nothing_repeats_nothing_and_settles(fake, tmp_path_factory, machine):
+    class Bound(machine):
+        pass
+
+    Bound.fake = fake
+
+    def make():
+        m = Bound()
+        m.root = tmp_path_factory.mktemp("model")
+        return m
+
+    run_state_machine_as_test(make, settings=MODEL)
+
+
+def test_model_subprocess_smoke(fake, tmp_path):
+    """A short fixed sequence of the machine's steps as real processes."""
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, ISSUE)
+    made = fake.add_comments(OWNER, NAME, ISSUE, 30)
+    a = Agent(fake, tmp_path, "--issue", ISSUE)
+    a.look_and_confirm()
+    fake.edit_comment(made[-1], "typo fixed")
+    fake.delete_comment(made[-2])
+    new = fake.add_comments(OWNER, NAME, ISSUE, 3, user="ci[bot]", user_type="Bot")
+    r = a.check("--humans-only")
+    assert r.code == 0 and r.json["filtered_out"] == {"humans_only": 3}, r
+    assert a.confirm(r.json["snapshot_id"]).code == 0
+    assert run_script("check_issue_updates.py", "--repo", f"{OWNER}/{NAME}", "--issue", ISSUE,
+                      "--root", tmp_path, env=a.env).code == 0
+    r = a.check()
+    assert r.code == 0 and r.json["new_comments"] == [] and set(a.statuses()) == {304}, r
+    assert new[-1] == json.loads(a.file().read_text())["last_comment_id"]
