@@ -254,7 +254,7 @@ def test_own_reply_is_left_out_with_ignore_author_me_and_counted(pr, agent):
 
 # -- when GraphQL cannot be read -----------------------------------------------------------------
 
-@pytest.mark.parametrize("failure", ["FORBIDDEN", "502", "no token"])
+@pytest.mark.parametrize("failure", ["FORBIDDEN", "502", "no token", "malformed"])
 def test_a_failed_thread_read_is_threads_null_and_a_warning(pr, agent, failure):
     cids = review(pr, 2)
     env = agent.env
@@ -262,6 +262,9 @@ def test_a_failed_thread_read_is_threads_null_and_a_warning(pr, agent, failure):
         pr.inject_graphql_error("FORBIDDEN", times=None)
     elif failure == "502":
         pr.inject("POST", r"/graphql$", times=None, status=502)
+    elif failure == "malformed":  # types are checked on the way in
+        pr.inject("POST", r"/graphql$", times=None, status=200, body={"data": {"repository": {
+            "pullRequest": {"reviewThreads": {"totalCount": 2, "nodes": "not a list"}}}}})
     else:
         env = script_env(pr, token=None)
     r = agent.check("--max-wait", 0, env=env)
