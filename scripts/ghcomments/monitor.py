@@ -112,6 +112,8 @@ def _clear(doc: Dict[str, Any]) -> None:
         if key in doc:
             doc[key] = []
             doc[key[:-1] + "_count"] = 0
+    if "threads" in doc:
+        doc["threads"] = []
     doc["has_updates"] = False
 
 
@@ -183,6 +185,11 @@ class Round:
         raise NotImplementedError
 
     def extra_fields(self, reading: Reading, previous: Cursors) -> Dict[str, Any]:
+        return {}
+
+    def fetch_fields(self, reading: Optional[Reading]) -> Dict[str, Any]:
+        """What a fetch of the round (checkpoint or tail mode) adds after the items (None:
+        an interrupted one)."""
         return {}
 
     def confirm_target(self, upd: Dict[str, Any], through: Optional[int],
@@ -462,6 +469,7 @@ class Round:
         more: Optional[bool] = False
         truncated = state_updated = False
         older: Optional[int] = None
+        reading: Optional[Reading] = None
         try:
             if selector in ("comment_id", "review_comment_id", "review_id"):
                 shown = self.read_by_id(selector, int(value or 0))
@@ -510,13 +518,16 @@ class Round:
             doc.update({"selector": {"type": selector, "value": value},
                         "previous_checkpoint": self.public(previous), "warnings": self.warnings})
             return dict(interrupted_doc(doc, stop), **{
-                k[4:]: [] for k in self.shown_keys})
+                k[4:]: [] for k in self.shown_keys},
+                **(self.fetch_fields(None) if selector in ("checkpoint", "tail") else {}))
         self._note_hidden(shown)
         self._note_filtered(counts)
         doc["selector"] = {"type": selector, "value": value}
         for key in self.shown_keys:
             doc[key[4:]] = shown.get(key, [])
             doc[key[4:-1] + "_count"] = len(doc[key[4:]])
+        if reading is not None:
+            doc.update(self.fetch_fields(reading))
         doc.update({"previous_checkpoint": self.public(previous), "next_checkpoint": next_cp,
                     "state_updated": state_updated, "more_available": more,
                     "truncated": truncated})
@@ -777,29 +788,9 @@ class PullRequestRound(Round):
         if note not in self.warnings:
             self.warnings.append(note)
 
-    def check(self, limit: int, after_comment_id: Optional[int] = None,
-              wait: Optional[Any] = None) -> Dict[str, Any]:
-        doc = super().check(limit, after_comment_id, wait)
-        if doc.get("interrupted"):
-            doc["threads"] = []  # an interrupted round returns nothing to process
-        return doc
-
-    def fetch(self, selector: str, value: Optional[int], limit: Optional[int],
-              update_state: bool, force: bool) -> Dict[str, Any]:
-        """As the engine's; a round read (reads by id carry no thread data) also returns
-        `threads`, after its review comments."""
-        doc = super().fetch(selector, value, limit, update_state, force)
-        if selector in ("review_comment_id", "review_id", "comment_id"):
-            return doc
-        read = self._thread_read
-        threads = [] if doc.get("interrupted") or read is None else read[1]
-        out: Dict[str, Any] = {}
-        for key, item in doc.items():
-            out[key] = item
-            if key == "review_comment_count":
-                out["threads"] = threads
-        out.setdefault("threads", threads)
-        return out
+    def fetch_fields(self, reading: Optional[Reading]) -> Dict[str, Any]:
+        """A round read (not a read by id: those carry no thread data) returns `threads`."""
+        return {"threads": [] if reading is None else self.threads_of(reading)}
 
     def no_cursor_message(self) -> str:
         return ("--wait with --pr needs a stored checkpoint: run check_issue_updates.py --pr N, "
