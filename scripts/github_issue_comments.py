@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict, Tuple
 
-from ghcomments import (
-    __version__,  # noqa: F401  (re-exported)
-    interrupt,
-)
+from ghcomments import interrupt
+
+interrupt.early()  # a signal from here on is noted: one whole document (CONTRACT section 14)
+
+from ghcomments import __version__  # noqa: F401  (re-exported)
 from ghcomments.cli import (  # noqa: F401
     Context,
     add_connection_args,
@@ -140,6 +141,7 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
 def get_pr_comments(args: argparse.Namespace) -> Result:
     """PR review feedback (CONTRACT section 7); imported on use, so the monitor and the writer
     do not load ghcomments.pr (about 4 ms of every run)."""
+    interrupt.default()  # read-only: no commit point
     from ghcomments.pr import get_pr_comments as impl
 
     return impl(args)
@@ -188,6 +190,7 @@ def _writer_flags(args: argparse.Namespace) -> None:
 
 def manage_issue_comment(args: argparse.Namespace) -> Result:
     """The one writer; flags are checked before the body is read (CONTRACT sections 8, 15)."""
+    interrupt.default()  # a write is never interrupted halfway by our own handler
     from ghcomments import writer
 
     _writer_flags(args)

@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
-from . import config, tokens
+from . import config, interrupt, tokens
 from .client import GitHubClient
 from .errors import AuthError, BundleError, UsageError, encode_json
 from .interrupt import Interrupted
@@ -240,15 +240,31 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
 
 
 def emit(doc: Any, text: Optional[str] = None) -> None:
-    out = sys.stdout.buffer
     if text is not None:
-        out.write(scrub(text).encode("utf-8", "backslashreplace"))
+        data = scrub(text).encode("utf-8", "backslashreplace")
     else:
-        out.write(encode_json(doc))  # scrubbed value by value: still JSON, whatever the token
+        data = encode_json(doc)  # scrubbed value by value: still JSON, whatever the token
+    _write_all(data)
+
+
+def _write_all(data: bytes) -> None:
+    """All of `data` on stdout. A signal noted while a write to a full pipe blocks makes that
+    write return short (the buffered writer may then drop the rest): write until all is out."""
+    out = sys.stdout
     out.flush()
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (an in-process caller)
+        out.buffer.write(data)
+        out.buffer.flush()
+        return
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def emit_error(err: BundleError) -> int:
+    interrupt.hold()
     err.message = scrub(err.message)
     emit(err.to_json())
     print(f"error ({err.code}): {stderr_line(err.message)}", file=sys.stderr)
@@ -267,6 +283,7 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
             doc, text = result
         else:
             doc, text = result, None
+        interrupt.hold()  # the document is whole: a signal now no longer cuts it
         emit(doc, text)
         for warning in (doc.get("warnings") or []) if isinstance(doc, dict) else []:
             print(f"warning: {stderr_line(str(warning))}", file=sys.stderr)
@@ -276,6 +293,7 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
     except BundleError as err:
         return emit_error(err)
     except Interrupted as stop:  # before a round began (a signal during start-up)
+        interrupt.hold()
         emit({"interrupted": True, "signal": stop.name, "snapshot_id": None,
               "state_updated": False, "warnings": []})
         return stop.exit_code

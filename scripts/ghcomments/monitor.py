@@ -283,7 +283,12 @@ class Round:
                 changed = True
             out[kind] = ([hint] + others)[:HINTS_KEPT]
         if changed or _problem:
-            self.store.write_hints(out)
+            try:
+                self.store.write_hints(out)
+            except (OSError, StateError) as exc:  # a cache: never an error
+                self.warnings.append(f"poll hints not written to {self.store.paths.hints} "
+                                     f"({getattr(exc, 'message', None) or exc}); the next "
+                                     "poll may cost a request")
 
     def _settled_hints(self, previous: Cursors, cursors: Cursors,
                        hints: Dict[str, Optional[Dict[str, Any]]]
@@ -317,7 +322,11 @@ class Round:
     def start(self, after_comment_id: Optional[int] = None
               ) -> Tuple[Cursors, Dict[str, Optional[Dict[str, Any]]]]:
         """(cursors, their stored hints): the checkpoint's, or --after-comment-id's."""
-        cursors = self.cursors_of(self.store.read_checkpoint())
+        cp = self.store.read_checkpoint()
+        if cp and ("poll_hint" in cp or "poll_hints" in cp):
+            self.warnings.append(f"poll hints inside {self.store.paths.checkpoint} (an older "
+                                 "version's) are ignored; the next checkpoint write drops them")
+        cursors = self.cursors_of(cp)
         if after_comment_id is not None:
             conv = (cursors or {}).get("conversation")
             same = conv is not None and conv["last_comment_id"] == after_comment_id
@@ -671,7 +680,12 @@ class Monitor(Round):
         return (cursors or {}).get("conversation")
 
     def from_public(self, value: Any) -> Cursors:
-        return {"conversation": cursor_part(value)} if isinstance(value, dict) else None
+        if value is None:
+            return None
+        if not records.conversation_cursor(value):
+            raise StateError(f"updates file {self.store.paths.updates} holds a checkpoint of "
+                             "an unexpected shape; left as it is")
+        return {"conversation": cursor_part(value)}
 
     def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
         conv = cursor_part(cursors["conversation"]) or {}
@@ -741,7 +755,16 @@ class PullRequestRound(Round):
         return {k: cursors.get(k) for k in KINDS}
 
     def from_public(self, value: Any) -> Cursors:
-        return self.cursors_of(value) if isinstance(value, dict) else None
+        if value is None:
+            return None
+        conv = value.get("conversation") if isinstance(value, dict) else None
+        rev = value.get("reviews") if isinstance(value, dict) else None
+        if (not isinstance(value, dict)
+                or (conv is not None and not records.conversation_cursor(conv))
+                or (rev is not None and not records.review_cursor(rev))):
+            raise StateError(f"updates file {self.store.paths.updates} holds a checkpoint of "
+                             "an unexpected shape; left as it is")
+        return self.cursors_of(value)
 
     def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
         return {"conversation": cursor_part(cursors.get("conversation")),

@@ -18,6 +18,7 @@ these checks is ignored and rebuilt, never trusted and never an error (CONTRACT 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 PER_PAGE_MAX = 100
@@ -31,6 +32,19 @@ def _opt_str(value: Any) -> bool:
     return value is None or isinstance(value, str)
 
 
+def _time(value: Any) -> bool:
+    """null, or an ISO 8601 time (GitHub's `2026-04-23T10:03:00Z`)."""
+    if value is None:
+        return True
+    if not isinstance(value, str) or len(value) > 40:
+        return False
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
 def _ids(value: Any) -> bool:
     return isinstance(value, list) and all(_int(i) for i in value)
 
@@ -42,7 +56,7 @@ def conversation_cursor(doc: Any) -> bool:
 
 def review_cursor(doc: Any) -> bool:
     return (isinstance(doc, dict) and _int(doc.get("last_review_id"))
-            and _opt_str(doc.get("last_submitted_at"))
+            and _time(doc.get("last_submitted_at"))
             and _ids(doc.get("recent_review_ids"))
             and _ids(doc.get("undated_review_ids", [])))
 

@@ -217,8 +217,13 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
         if exc.errno == errno.ELOOP:
             raise StateError(f"{label} {path} is a symbolic link; refusing to read it")
         raise StateError(f"cannot read {label} {path}: {exc.strerror}")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise StateError(f"{label} {path} is not a file (a folder or a device stands there); "
+                         "left as it is")
     with os.fdopen(fd, "rb") as fh:
-        check_owner(path, os.fstat(fh.fileno()))
+        check_owner(path, st)
         _check_folders_of(path)
         raw = fh.read()
     try:

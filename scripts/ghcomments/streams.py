@@ -458,6 +458,21 @@ def _room_probe(page: Page) -> Dict[str, Any]:
             "held": [[r["id"], r.get("state")] for r in page.items]}
 
 
+def _holds(probes: List[Dict[str, Any]], offset: int) -> bool:
+    return any(Window(q["page"], q["per_page"]).start <= offset
+               < Window(q["page"], q["per_page"]).end for q in probes)
+
+
+def _with_room(page: Page, count: int) -> Optional[Page]:
+    """`page`, or the last half it was read as, when it holds the last of `count` reviews
+    with room after it and an ETag (a sound probe); else None."""
+    for w in [page] + page.parts[-1:]:
+        if (w.etag and not w.full and w.items
+                and w.window.start + len(w.items) == count):
+            return w
+    return None
+
+
 def _windows(page: Page) -> List[Page]:
     """The windows actually read for `page`: itself, or the halves it was read as."""
     return page.parts or [page]
@@ -526,7 +541,7 @@ class ReviewStream(Stream):
             else:
                 raise ServerError(f"reviews of {self.label} kept changing while read")
             return self._finish_listing(cl, [_skeleton(p) for p in pages[:-1]],
-                                        [r for p in pages[:-1] for r in p.items], pages[-1:])
+                                        [r for p in pages[:-1] for r in p.items], pages)
         except NotFoundError as exc:
             raise self._not_found(exc)
         finally:
@@ -553,7 +568,7 @@ class ReviewStream(Stream):
             earlier = [r for entry in skeleton for r in _from_skeleton(entry)]
             return self._finish_listing(cl, list(skeleton) + [_skeleton(p) for p in tail[:-1]],
                                         earlier + [r for p in tail[:-1] for r in p.items],
-                                        tail[-1:])
+                                        tail)
         except NotFoundError as exc:
             raise self._not_found(exc)
         finally:
@@ -561,42 +576,49 @@ class ReviewStream(Stream):
             self.warnings.extend(cl.warnings)
 
     def _finish_listing(self, cl: CommentList, skeleton: List[Dict[str, Any]],
-                        earlier: List[Dict[str, Any]], last_pages: List[Page]
+                        earlier: List[Dict[str, Any]], read: List[Page]
                         ) -> ReviewListing:
-        """The listing from the earlier pages (as reviews and skeleton) and the last page:
-        the probe windows (a window with room after the last review; the window of each of
-        the owner's pending reviews) for the next poll."""
-        last = last_pages[-1]
+        """The listing from the earlier pages (as reviews and skeleton) and the last page
+        (`read`: the pages this read holds, the last one last): the probe windows (a window
+        with room after the last review; the window of each of the owner's pending reviews)
+        for the next poll. A draft no window with an ETag holds leaves no probe at all."""
+        last = read[-1]
         reviews = earlier + list(last.items)
-        if reviews and (last.full or not last.etag):
+        probe_page = _with_room(last, len(reviews)) if reviews else (
+            last if last.etag and not last.full else None)
+        if reviews and probe_page is None:
             # no room after the last review in the window read: take one that has some
             room = cl.read(best_probe(len(reviews) - 1))
-            if room.items and room.etag and [r["id"] for r in room.items] == [
-                    r["id"] for r in reviews[room.window.start:room.window.end]]:
-                last = room
-        if not (last.etag and not last.full):
+            room = _with_room(room, len(reviews)) or room
+            if room.items and room.etag and not room.full and [r["id"] for r in room.items] == [
+                    r["id"] for r in reviews[room.window.start:room.window.start
+                                             + len(room.items)]]:
+                probe_page = room
+        if probe_page is None:
             return ReviewListing(reviews, [])
-        if any(not e["etag"] for e in skeleton):  # a page read in halves has none
-            skeleton = []
-        probes = [_room_probe(last)]
-        windows = [Window(e["page"], e["per_page"]) for e in skeleton]
-        etags = [e["etag"] for e in skeleton]
-        for p in last_pages:
+        last = probe_page
+        windows = [Window(e["page"], e["per_page"]) for e in skeleton if e["etag"]]
+        etags = [e["etag"] for e in skeleton if e["etag"]]
+        for p in read:  # pages read in halves: their halves (each with an ETag)
             for w in _windows(p):
                 windows.append(w.window)
                 etags.append(w.etag)
+        if any(not e["etag"] for e in skeleton):  # a page read in halves has none
+            skeleton = []
+        probes = [_room_probe(last)]
         for offset, r in enumerate(reviews):
             if r.get("state") != "PENDING":
                 continue
             # The owner's draft: its submission changes its window in place. A probe that
             # already holds it (the last window, when the draft is listed last) is enough.
-            if any(Window(q["page"], q["per_page"]).start <= offset
-                   < Window(q["page"], q["per_page"]).end for q in probes):
+            if _holds(probes, offset):
                 continue
             for w, etag in zip(windows, etags):
                 if w.start <= offset < w.end and etag:
                     probes.append({"page": w.page, "per_page": w.per_page, "etag": etag})
                     break
+            else:
+                return ReviewListing(reviews, [], skeleton)  # no sound probe for this draft
         return ReviewListing(reviews, probes, skeleton)
 
     def appended(self, hint: Dict[str, Any], pages: List[Page]
@@ -621,6 +643,7 @@ class ReviewStream(Stream):
                                                       room.items[:len(held)]] != held:
             return None
         items = list(room.items[len(held):])
+        read = [room]
         cur = room
         cl = self._list()
         try:
@@ -631,14 +654,25 @@ class ReviewStream(Stream):
                     return None  # moved while read: read the whole list
                 items += nxt.items[at + 1:]
                 cur = nxt
+                read.append(cur)
         finally:
             self.pages += cl.pages
             self.warnings.extend(cl.warnings)
-        last_ids = {x["id"] for x in cur.items}
-        if not cur.etag or any(r.get("state") == "PENDING" and r["id"] not in last_ids
-                               for r in items):
-            return None  # a new draft outside the last window: its probe needs a full read
-        return items, [_room_probe(cur)] + list(probes[1:])
+        if not cur.etag:
+            return None
+        new_probes = [_room_probe(cur)] + list(probes[1:])
+        # Every draft of the owner in a window read here (those the old room window held,
+        # and new ones) outside the new last window gets that window as its probe, as read.
+        for page in read:
+            for i, r in enumerate(page.items):
+                offset = page.window.start + i
+                if r.get("state") != "PENDING" or _holds(new_probes, offset):
+                    continue
+                if not page.etag:
+                    return None
+                new_probes.append({"page": page.window.page, "per_page": page.window.per_page,
+                                   "etag": page.etag})
+        return items, new_probes
 
     # -- a review's comments -----------------------------------------------------------------
     def comments_of(self, review_id: int, quiet: bool = False

@@ -83,7 +83,7 @@ class Wait:
             told = float(self.client.rate.get("x-poll-interval") or 0)
         except (TypeError, ValueError):
             return 0.0
-        return told if 0 <= told <= MAX_SECONDS else 0.0
+        return told if told >= 0 else 0.0  # any value GitHub sends (NaN: none)
 
     def _interval(self) -> float:
         """P, raised to any X-Poll-Interval GitHub sent."""
