@@ -202,6 +202,18 @@ def gh_env(env: Mapping[str, str]) -> Dict[str, str]:
     return {k: v for k, v in env.items() if k not in TOKEN_VARIABLES}
 
 
+def check_env_tokens(env: Mapping[str, str]) -> None:
+    """Every token variable set, refused (exit 3, naming it) if no header can carry it: gh
+    picks among them itself (GH_TOKEN first), as the shell fallback's check_tokens assumes."""
+    from .tokens import TOKEN_VARIABLES, register, validate_token
+
+    for name in TOKEN_VARIABLES:
+        value = env.get(name) or ""
+        if value:
+            register(value)
+            validate_token(value, name)
+
+
 def gh_auth_token(hostname: str, env: Mapping[str, str],
                   strip_env_tokens: bool = True) -> Optional[str]:
     """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out.
