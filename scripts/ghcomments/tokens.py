@@ -4,7 +4,10 @@ One registry of the tokens this process knows (every environment token variable 
 token discovered), one check that refuses a token no HTTP header can carry, and one scrubber
 that every output goes through: stdout, stderr and the state files. The scrubber works on
 values — it walks a JSON document and scrubs its strings — so scrubbing a short token never
-turns `"issue": 1` into something that is not JSON.
+turns `"issue": 1` into something that is not JSON. Every spelling counts: raw, backslash- or
+`\\u`-escaped, percent-encoded in either case and in any mix (`encoded_pattern`). A "token"
+too short to be GitHub's (SHORTEST_REAL_TOKEN) is scrubbed from the values of stdout and stderr
+only: never from keys, never from state files.
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ TOKEN_RE = re.compile(r"[\x21-\x7e]+")
 SHORTEST_REAL_TOKEN = 16
 
 _TOKENS: Set[str] = set()
-# (forms, pattern, long enough to be GitHub's) per token, the longest token first: a short
-# token scrubbed first would break the spellings of a longer one that holds it.
-_ENTRIES: List[Tuple[List[str], Any, bool]] = []
+# (length, forms, pattern, long enough to be GitHub's) per token, the longest token first: a
+# short token scrubbed first would break the spellings of a longer one that holds it.
+_ENTRIES: List[Tuple[int, List[str], Any, bool]] = []
 
 
 def validate_token(value: str, source: str) -> str:
@@ -79,8 +82,9 @@ def register(token: str) -> None:
     for each in {token, token.strip()}:
         if each:
             forms = sorted(forms_of(each), key=len, reverse=True)
-            _ENTRIES.append((forms, encoded_pattern(each), len(each) >= SHORTEST_REAL_TOKEN))
-    _ENTRIES.sort(key=lambda entry: len(entry[0][-1]), reverse=True)
+            _ENTRIES.append((len(each), forms, encoded_pattern(each),
+                             len(each) >= SHORTEST_REAL_TOKEN))
+    _ENTRIES.sort(key=lambda entry: entry[0], reverse=True)
 
 
 def register_env(env: Mapping[str, str]) -> None:
@@ -100,7 +104,7 @@ def scrub_text(text: str, short: bool = True) -> str:
     """Text with every form of every known token replaced by ***. `short=False`: only the
     tokens long enough to be GitHub's (SHORTEST_REAL_TOKEN), for keys and state files."""
     encoded = "%" in text or "\\" in text  # a spelling in lower case, or mixed
-    for forms, pattern, long in _ENTRIES:
+    for _, forms, pattern, long in _ENTRIES:
         if not (long or short):
             continue
         for form in forms:
@@ -115,7 +119,7 @@ def scrub_value(value: Any, files: bool = False) -> Any:
     """A JSON value with the token scrubbed from its strings, nothing else. Keys are scrubbed
     only of tokens long enough to be GitHub's: a short one (GH_TOKEN=error) never renames the
     bundle's own keys. `files`: a state file, scrubbed of those long tokens only."""
-    if not any(long or not files for _, _, long in _ENTRIES):
+    if not any(long or not files for _, _, _, long in _ENTRIES):
         return value
     if isinstance(value, str):
         return scrub_text(value, short=not files)
@@ -130,4 +134,4 @@ def scrub_value(value: Any, files: bool = False) -> Any:
 def contains_token(text: str) -> bool:
     """Whether `text` holds a known token in any printable form."""
     return any(any(form in text for form in forms) or pattern.search(text)
-               for forms, pattern, _ in _ENTRIES)
+               for _, forms, pattern, _ in _ENTRIES)
