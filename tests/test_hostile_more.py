@@ -546,3 +546,12 @@ def test_a_url_parsers_may_read_differently_is_refused_naming_its_origin(url):
     message = caught.value.message
     assert "never followed" in message and "refusing to follow" in message, message
     assert caught.value.exit_code == 6
+
+
+def test_a_token_with_a_trailing_newline_is_refused_through_the_gh_transport_too(pull, sh_env):
+    """gh picks among the token variables itself (and would trim the newline): the gh
+    transport refuses a bad one as the shell fallback does, exit 3 naming it."""
+    env = dict(sh_env, GH_TOKEN=sh_env["GH_TOKEN"] + "\n")
+    py = run_script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", PR, "--transport", "gh",
+                    "--format", "json", env=env, timeout=60)
+    assert py.code == 3 and "GH_TOKEN" in py.json["error"]["message"], py
