@@ -65,24 +65,42 @@ EOF
 }
 
 readonly TOKEN_VARIABLES=(GH_TOKEN GITHUB_TOKEN GH_ENTERPRISE_TOKEN GITHUB_ENTERPRISE_TOKEN)
+# The token of gh's own login for HOST (`gh auth token`, no request): scrubbed like the
+# environment's. Never exported: handed to jq alone, in its environment (with_tokens).
+GHCM_LOGIN_TOKEN=''
+# Seconds any one gh call may take (a server that drips bytes must not hold the fallback).
+readonly GH_CALL_TIMEOUT=120
 
-# $1 with every token of the environment replaced by *** (the scripts' scrubber, in bash:
-# CONTRACT section 17). JSON output is scrubbed value by value in jq (scrub_all).
+# Run "$@" (jq) with the gh login's token in its environment, where scrub_all reads it.
+with_tokens() {
+  GHCM_LOGIN_TOKEN="${GHCM_LOGIN_TOKEN}" "$@"
+}
+
+# $1 with every token of the environment and of gh's login replaced by *** in every printable
+# form (the scripts' scrubber, in bash and jq: CONTRACT section 17): raw here, and with jq
+# (when present) the percent-encoded (either case) and \uXXXX-escaped spellings. JSON output
+# is scrubbed value by value in jq (scrub_all).
 scrub() {
-  local s="$1" name token
-  for name in "${TOKEN_VARIABLES[@]}"; do
+  local s="$1" name token scrubbed
+  for name in "${TOKEN_VARIABLES[@]}" GHCM_LOGIN_TOKEN; do
     token="${!name:-}"
     if [ -n "${token}" ]; then
       s="${s//"${token}"/***}"
     fi
   done
+  if [[ "${s}" == *[%\\]* ]] && command -v jq >/dev/null 2>&1 \
+    && scrubbed="$(printf '%s' "${s}" | with_tokens jq -Rrs "${JQ_LIB} scrub_string" \
+      2>/dev/null)"; then
+    s="${scrubbed}"
+  fi
   printf '%s' "${s}"
 }
 
 # $1 with any user:password@ of a URL removed: no remote URL with credentials is printed.
+# The userinfo ends at the last '@' of the authority (as git reads it: a password may hold one).
 without_userinfo() {
   local url="$1"
-  if [[ "${url}" =~ ^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@(.*)$ ]]; then
+  if [[ "${url}" =~ ^([A-Za-z][A-Za-z0-9+.-]*://)[^/]*@(.*)$ ]]; then
     url="${BASH_REMATCH[1]}${BASH_REMATCH[2]}"
   fi
   printf '%s' "${url}"
@@ -94,7 +112,7 @@ without_userinfo() {
 err() {
   local line escaped
   line="$(scrub "$*")"
-  if escaped="$(printf '%s' "${line}" | jq -Rrs "${JQ_LIB} esc" 2>/dev/null)"; then
+  if escaped="$(printf '%s' "${line}" | with_tokens jq -Rrs "${JQ_LIB} esc" 2>/dev/null)"; then
     line="${escaped}"
   fi
   printf '%s: %s\n' "${PROG}" "${line//[[:cntrl:]]/ }" >&2
@@ -243,11 +261,12 @@ repo_from_remote() {
     usage_error "missing --owner/--repo: no git remote 'origin' in ${PWD} to take them from"
   fi
   url="${url%/}"
-  if [[ "${url}" =~ ^(https?|ssh|git)://([^@/]+@)?([^/:]+)(:[0-9]+)?/([^/]+)/([^/]+)$ ]]; then
+  # The userinfo ends at the last '@' (git's reading): the host is what follows it.
+  if [[ "${url}" =~ ^(https?|ssh|git)://([^/]*@)?([^/:@]+)(:[0-9]+)?/([^/]+)/([^/]+)$ ]]; then
     HOST="${BASH_REMATCH[3]}"
     OWNER="${BASH_REMATCH[5]}"
     REPO="${BASH_REMATCH[6]}"
-  elif [[ "${url}" =~ ^([^@/]+@)?([^/:]+):([^/]+)/([^/]+)$ ]]; then
+  elif [[ "${url}" =~ ^([^/]*@)?([^/:@]+):([^/]+)/([^/]+)$ ]]; then
     HOST="${BASH_REMATCH[2]}"
     OWNER="${BASH_REMATCH[3]}"
     REPO="${BASH_REMATCH[4]}"
@@ -256,6 +275,10 @@ repo_from_remote() {
   fi
   REPO="${REPO%/}"
   REPO="${REPO%.git}"
+  # A host name only: nothing gh --hostname (or a URL parser) might read otherwise.
+  if ! [[ "${HOST}" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$ ]]; then
+    usage_error "missing --owner/--repo: the origin remote '$(without_userinfo "${url}")' names no plain host name"
+  fi
   if [ "${HOST}" = ssh.github.com ]; then  # SSH over port 443
     HOST=github.com
   fi
@@ -301,6 +324,9 @@ run_gh() {
   (
     unset GH_FORCE_TTY GH_PAGER PAGER CLICOLOR_FORCE
     export NO_COLOR=1 GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 GH_SPINNER_DISABLED=1
+    if command -v timeout >/dev/null 2>&1; then  # exit 124 when it ran out of time
+      exec timeout -k 5 "${GH_CALL_TIMEOUT}" gh "$@"
+    fi
     exec gh "$@"
   )
 }
@@ -356,9 +382,14 @@ split_response() {
 # /dev/null); gh before 2.17 lacks it, and then `gh auth status` decides.
 gh_logged_in() {
   local complaint
-  if complaint="$(run_gh auth token --hostname "${HOST}" 2>&1 >/dev/null </dev/null)"; then
+  if GHCM_LOGIN_TOKEN="$(run_gh auth token --hostname "${HOST}" 2>/dev/null </dev/null)"; then
+    if [ -n "${GHCM_LOGIN_TOKEN}" ] && ! [[ "${GHCM_LOGIN_TOKEN}" =~ ^[!-~]+$ ]]; then
+      die 3 auth "the token gh holds for ${HOST} holds whitespace, control or non-ASCII characters; run 'gh auth login --hostname ${HOST}' again"
+    fi
     return 0
   fi
+  GHCM_LOGIN_TOKEN=''
+  complaint="$(run_gh auth token --hostname "${HOST}" 2>&1 >/dev/null </dev/null)" || true
   case "${complaint}" in
     *"unknown command"*)
       run_gh auth status --hostname "${HOST}" >/dev/null 2>&1 </dev/null
@@ -405,6 +436,9 @@ classify_failure() {
   fi
   if [ -z "${message}" ]; then
     message="${gh_text#gh: }"
+  fi
+  if [ "${gh_rc}" -eq 124 ] && [ -z "${status}" ]; then
+    message="gh api did not finish within ${GH_CALL_TIMEOUT} s"
   fi
   [ -n "${message}" ] || message="gh api exited with status ${gh_rc}"
   FAIL_STATUS="${status}"
@@ -538,12 +572,24 @@ def reveal: if type == "string"
 # A field that is not a body, for a summary line: never null, never a raw newline or control.
 def esc: (if . == null then "" elif type == "string" then . else tojson end)
   | gsub("(?<c>" + field_re + ")"; .c | escapes);
-# Every token of the environment out of every string, value by value (the output stays JSON).
-def scrub_all: ([$ENV.GH_TOKEN, $ENV.GITHUB_TOKEN, $ENV.GH_ENTERPRISE_TOKEN,
-    $ENV.GITHUB_ENTERPRISE_TOKEN] | map(select(. != null and . != ""))) as $secrets
+# Every token of the environment and of the gh login out of every string, value by value (the
+# output stays JSON), in every printable form: raw, and each character raw, percent-encoded
+# (either case: %2f is %2F) or \u-escaped, in any mix (the rule of the Python scrubber).
+def secrets: [$ENV.GH_TOKEN, $ENV.GITHUB_TOKEN, $ENV.GH_ENTERPRISE_TOKEN,
+    $ENV.GITHUB_ENTERPRISE_TOKEN, $ENV.GHCM_LOGIN_TOKEN]
+  | map(select(. != null and . != "")) | unique | sort_by(- length);
+def hex2: [(. / 16 | floor), (. % 16)] | map("0123456789abcdef"[.:(. + 1)]) | join("");
+def anycase: explode | map([.] | implode | if test("[a-f]") then "[" + . + ascii_upcase + "]"
+  else . end) | join("");
+def token_re: explode | map(hex2 as $h
+  | "(?:\\x{" + $h + "}|%" + ($h | anycase) + "|\\\\u00" + ($h | anycase)
+    + (if $h == "2f" then "|\\\\/" else "" end) + ")") | join("");
+def scrub_with($secrets): reduce $secrets[] as $s (.; split($s) | join("***")
+  | if test("[%\\\\]") then gsub($s | token_re; "***") else . end);
+def scrub_string: scrub_with(secrets);
+def scrub_all: secrets as $secrets
   | if ($secrets | length) == 0 then .
-    else walk(if type == "string" then reduce $secrets[] as $s (.; split($s) | join("***"))
-              else . end) end;
+    else walk(if type == "string" then scrub_with($secrets) else . end) end;
 # gh writes control characters as ^@ … ^_ (and literal \u001b text as \^[): a caret
 # sequence may come from that rewrite. gh 2.23 also rewrites literal \u00XX text (\u00e9 becomes
 # \é): a backslash followed by a character up to U+00FF may come from that one.
@@ -740,7 +786,7 @@ main() {
   fetch_secondary "issue comments" "${base}/issues/${PR}/comments?per_page=100" \
     "${tmp}/issues.json" "${gaps}"
 
-  jq -n \
+  with_tokens jq -n \
     --slurpfile pr "${tmp}/pull.json" \
     --slurpfile inline "${tmp}/inline.json" \
     --slurpfile reviews "${tmp}/reviews.json" \

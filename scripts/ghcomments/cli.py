@@ -199,6 +199,7 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
     transport: Any
     if args.transport == "gh":
         hostname = env.get("GH_HOST") or config.host_for(api_url)
+        config.check_env_tokens(env)  # gh may send any of them: none it could mangle
         # gh picks its token itself (GH_TOKEN included) for `gh api`: ask it the same way.
         gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False)
         if not gh_token:
@@ -228,6 +229,8 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
     hostname = env.get("GH_HOST") or config.host_for(api_url)
     gh = GhTransport(hostname, timeout, env)
     # gh api sends with gh's own token rules, as --transport gh: asked with the full environment
+    if gh.gh:
+        config.check_env_tokens(env)
     gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False) if gh.gh else None
     if not gh_token or gh.api_base() != api_url.rstrip("/"):
         return None

@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from . import tokens
+from .config import plain_url
 from .errors import (
     BundleError,
     NetworkError,
@@ -99,14 +100,16 @@ class GitHubClient:
 
     def _check_origin(self, url: str, what: str) -> None:
         # origin_of is None for a URL that does not parse (a bad port or host): refused too.
+        # One parse (config.plain_url) decides the origin here and the connection below: a
+        # URL parsers could read differently (a backslash, userinfo, spaces) is refused.
         if origin_of(url) != self.origin or self.origin is None:
-            try:
-                shown = "{0.scheme}://{0.netloc}".format(urlsplit(url))
-            except ValueError:
-                shown = url[:120]
+            scheme, _, rest = url.partition("://")
+            authority = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+            shown = escape_field(f"{scheme}://{authority}"[:120])
+            odd = ("" if plain_url(url) else "; a URL holding a backslash, userinfo, "
+                   "whitespace or control characters is never followed")
             raise ServerError(f"{what}: refusing to follow a URL to another origin "
-                              f"({escape_field(shown.rpartition('@')[2])}) than the API "
-                              f"({self.base})")
+                              f"({shown}) than the API ({self.base}){odd}")
 
     # -- one request -----------------------------------------------------------------------
     def request(self, method: str, path: str, *, params: Optional[Dict[str, Any]] = None,
@@ -338,5 +341,11 @@ class GitHubClient:
             err = ServerError(f"{what}: malformed GraphQL response")
             err.maybe_applied = True  # type: ignore[attr-defined]
             raise err
-        return doc.get("data"), list(doc.get("errors") or [])
+        errors = doc.get("errors")
+        if errors is not None and not isinstance(errors, list):
+            err = ServerError(f"{what}: malformed GraphQL response: errors is "
+                              f"{type(errors).__name__}, not a list")
+            err.maybe_applied = True  # type: ignore[attr-defined]
+            raise err
+        return doc.get("data"), list(errors or [])
     # -- end of writes ---------------------------------------------------------------------

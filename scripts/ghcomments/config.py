@@ -40,8 +40,11 @@ def validate_repo_name(name: str) -> str:
 def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
     """(host, owner, name) from an https, ssh or scp-like git remote URL, else None."""
     url = url.strip()
-    m = re.fullmatch(r"(?:[^@/]+@)?([^:/]+):(?!//)/?([^/]+)/([^/]+?)(?:\.git)?/?", url)
+    # The userinfo ends at the LAST '@' (as git and urlsplit read it: a password may hold one).
+    m = re.fullmatch(r"(?:[^/]*@)?([^:/@]+):(?!//)/?([^/]+)/([^/]+?)(?:\.git)?/?", url)
     if m and "://" not in url:
+        if not HOST_RE.fullmatch(m.group(1)):
+            return None
         return m.group(1).lower(), m.group(2), m.group(3)
     try:
         parts = urlsplit(url)
@@ -50,6 +53,8 @@ def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
             if len(segs) >= 2:
                 name = segs[-1][:-4] if segs[-1].endswith(".git") else segs[-1]
                 host = parts.hostname.lower()
+                if not HOST_RE.fullmatch(host) or "\\" in url:
+                    return None  # a host gh or a URL parser might read otherwise: refused
                 if parts.scheme in ("https", "http") and parts.port:
                     host = f"{host}:{parts.port}"
                 return host, segs[-2], name
@@ -59,8 +64,37 @@ def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
 
 
 def without_userinfo(url: str) -> str:
-    """A URL as it may be printed: any `user:password@` removed."""
-    return re.sub(r"(?<=://)[^/@]*@", "", url.strip())
+    """A URL as it may be printed: any `user:password@` removed, up to the last '@' of the
+    authority (git and urlsplit end the userinfo there: a password may hold an '@')."""
+    return re.sub(r"(?<=://)[^/?#]*@", "", url.strip())
+
+
+# A host name or an IP address: nothing else passes (CONTRACT section 17). urlsplit and
+# urllib3 (what requests connects to) read a backslash, an '@' or a space in an authority
+# differently (`http://A\\@B/` is host B for one, host A for the other); a URL they could
+# disagree on is never used, so one parse decides both the origin check and the connection.
+HOST_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?\.?")
+PLAIN_URL_RE = re.compile(r"(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]{1,255}"
+                          r"|\[[0-9A-Fa-f:.]{2,45}\])(?::(?P<port>[0-9]{1,5}))?"
+                          r"(?P<rest>[/?#][\x21-\x5b\x5d-\x7e]*)?", re.IGNORECASE)
+
+
+def plain_url(url: str) -> Optional[Tuple[str, str, int]]:
+    """(scheme, host, port) of an http(s) URL every parser reads alike — printable ASCII, no
+    backslash, no whitespace or controls, no userinfo, a host name or IP address, a port in
+    range — else None (the URL is refused wherever it came from: an API base, a Link, a
+    redirect's Location)."""
+    m = PLAIN_URL_RE.fullmatch(url) if isinstance(url, str) else None
+    if not m:
+        return None
+    host = m.group("host").lower()
+    if not host.startswith("[") and not HOST_RE.fullmatch(host):
+        return None
+    scheme = m.group("scheme").lower()
+    port = int(m.group("port")) if m.group("port") else {"http": 80, "https": 443}[scheme]
+    if not 0 < port < 65536:
+        return None
+    return scheme, host, port
 
 
 def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
@@ -124,6 +158,13 @@ def normalise_api_url(url: str, name: str = "API URL") -> str:
                          "or GH_ENTERPRISE_TOKEN")
     if any(ch.isspace() or not ch.isprintable() for ch in text):
         raise UsageError(f"invalid {name} {shown!r}: it holds whitespace or control characters")
+    plain = plain_url(text)
+    if plain is None:
+        raise UsageError(f"invalid {name} {shown!r}: expected http(s)://HOST[:PORT][/PATH] "
+                         "with HOST a host name (letters, digits, '.', '-') or an IP address, "
+                         "and no backslash or other character a URL parser may read "
+                         "differently")
+    host = plain[1].strip("[]")
     if parts.scheme == "http" and not is_loopback(host):
         raise UsageError(f"invalid {name} {shown!r}: plain http:// is only for a loopback host "
                          "(127.0.0.1, ::1, localhost); a token must not cross the network "
@@ -161,6 +202,18 @@ def gh_env(env: Mapping[str, str]) -> Dict[str, str]:
     return {k: v for k, v in env.items() if k not in TOKEN_VARIABLES}
 
 
+def check_env_tokens(env: Mapping[str, str]) -> None:
+    """Every token variable set, refused (exit 3, naming it) if no header can carry it: gh
+    picks among them itself (GH_TOKEN first), as the shell fallback's check_tokens assumes."""
+    from .tokens import TOKEN_VARIABLES, register, validate_token
+
+    for name in TOKEN_VARIABLES:
+        value = env.get(name) or ""
+        if value:
+            register(value)
+            validate_token(value, name)
+
+
 def gh_auth_token(hostname: str, env: Mapping[str, str],
                   strip_env_tokens: bool = True) -> Optional[str]:
     """`gh auth token --hostname H` (no request is made); None when gh is absent or logged out.
@@ -195,8 +248,8 @@ def discover_token(api_url: str, env: Mapping[str, str], *,
     from .tokens import register, validate_token
 
     for name in names:
-        value = (env.get(name) or "").strip()
-        if value:
+        value = env.get(name) or ""
+        if value:  # as given: a token with a newline is refused, never silently stripped
             register(value)
             return validate_token(value, name), name
     if use_gh:

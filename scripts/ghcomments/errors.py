@@ -196,16 +196,17 @@ def validation_reasons(body: Any) -> str:
     return "; ".join(out)
 
 
-def encode_json(doc: Any) -> bytes:
+def encode_json(doc: Any, files: bool = False) -> bytes:
     """The one JSON encoder for stdout and files: UTF-8, keys in the order built, strict
-    JSON (no NaN or Infinity), every known token scrubbed from its strings.
+    JSON (no NaN or Infinity), every known token scrubbed from its strings (`files`, a state
+    file: every token long enough to be GitHub's; see tokens.SHORTEST_REAL_TOKEN).
 
     Text GitHub sent with lone surrogates cannot be UTF-8: then the document is written with
     ASCII escapes instead, still valid JSON with the same content.
     """
     from .tokens import scrub_value
 
-    doc = scrub_value(doc)  # no token in any output, file or stdout (CONTRACT section 17)
+    doc = scrub_value(doc, files)  # no token in any output, file or stdout (CONTRACT section 17)
     # allow_nan=False: NaN and Infinity are not JSON; strict parsing keeps them from arriving.
     text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     try:

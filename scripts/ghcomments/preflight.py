@@ -90,7 +90,28 @@ def _network_check(api_url: str, token: Optional[str], timeout: float) -> Dict[s
         data, _ = client.get_json("rate_limit", what="GET /rate_limit")
     except BundleError as exc:
         return _check("network", False, True, f"{api_url}: {exc.message}")
-    core = (data.get("resources") or {}).get("core") or data.get("rate") or {}
+    core = _core_limit(data)
+    if core is None:  # a malformed answer is a failed check, never a crash (CONTRACT 17)
+        return _check("network", False, True,
+                      f"{api_url}: GET /rate_limit answered with a malformed document (not "
+                      "{resources: {core: {limit, remaining}}})")
     return _check("network", True, True,
-                  f"{api_url} reachable; core rate limit {core.get('remaining')} of "
-                  f"{core.get('limit')} remaining")
+                  f"{api_url} reachable; core rate limit {core['remaining']} of "
+                  f"{core['limit']} remaining")
+
+
+def _core_limit(data: Any) -> Optional[Dict[str, int]]:
+    """{limit, remaining} of the core budget in a /rate_limit answer, types checked; None when
+    the answer is malformed."""
+    if not isinstance(data, dict):
+        return None
+    resources = data.get("resources")
+    core = resources.get("core") if isinstance(resources, dict) else None
+    if core is None and "resources" not in data:
+        core = data.get("rate")
+    if not isinstance(core, dict):
+        return None
+    numbers = {k: core.get(k) for k in ("limit", "remaining")}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers.values()):
+        return None
+    return numbers  # type: ignore[return-value]

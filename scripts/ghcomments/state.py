@@ -228,6 +228,9 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
         raw = fh.read()
     try:
         doc = json.loads(raw.decode("utf-8"))
+    except RecursionError:  # nested past Python's limit: corrupt all the same
+        raise StateError(f"{label} {path} is corrupt (JSON nested too deeply); it was left as "
+                         "it is — inspect or move it away yourself")
     except (ValueError, UnicodeDecodeError) as exc:
         raise StateError(f"{label} {path} is corrupt (not valid JSON: {exc}); it was left as "
                          "it is — inspect or move it away yourself")
@@ -262,7 +265,7 @@ def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) ->
 
 def write_json(path: str, doc: Dict[str, Any], commit: bool = False) -> None:
     """Atomically replace `path` with `doc` (the caller holds the lock)."""
-    _atomic_write_bytes(path, encode_json(doc), commit)
+    _atomic_write_bytes(path, encode_json(doc, files=True), commit)
 
 
 def _valid_issue_checkpoint(doc: Dict[str, Any]) -> bool:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from . import __version__
+from .config import plain_url
 from .errors import DependencyError, UsageError, requests_missing
 
 USER_AGENT = f"gh-issue-comment-monitor/{__version__}"
@@ -65,18 +66,30 @@ def token_fingerprint(token: Optional[str]) -> Optional[str]:
 
 
 def origin_of(url: str) -> Optional[str]:
-    """scheme://host:port of a URL; None when it does not parse (a bad port or host), which
-    matches no origin."""
-    try:
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        host = (parts.hostname or "").lower()
-        port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    except ValueError:
+    """scheme://host:port of a URL; None when it is not a URL every parser reads alike (a
+    backslash, userinfo, whitespace or controls, a bad port or host: config.plain_url), which
+    matches no origin — such a URL is refused, never followed (CONTRACT section 17)."""
+    parts = plain_url(url)
+    if parts is None:
         return None
-    if not host:
-        return None
+    scheme, host, port = parts
     return f"{scheme}://{host}:{port}"
+
+
+def _urllib3_origin(url: str) -> Optional[str]:
+    """The origin urllib3 (under requests) would connect to: checked against the token's
+    origin before the header is attached, so no parser differential can carry it elsewhere."""
+    try:
+        from urllib3.util import parse_url
+
+        parts = parse_url(url)
+    except Exception:  # any parse failure: no origin, no token
+        return None
+    scheme = (parts.scheme or "").lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    if not parts.host or parts.auth:
+        return None
+    return f"{scheme}://{parts.host.lower()}:{port}"
 
 
 # -- requests on first use, and the one CA bundle (CONTRACT section 16) -------------------------
@@ -129,6 +142,7 @@ class RequestsTransport:
             session.verify = ca_bundle() or True
             session.headers.clear()
             session.headers.update(STANDARD_HEADERS)
+            _bound_urllib3_reads()
             self._session = session
         return self._session
 
@@ -157,6 +171,8 @@ class RequestsTransport:
             session = self._open()
         except DependencyError as exc:
             return self._without_requests(exc).send(method, url, headers, body, token_origin)
+        if "Authorization" in req_headers and _urllib3_origin(url) != token_origin:
+            del req_headers["Authorization"]  # urllib3 reads the URL otherwise: no token
         rq = self._requests
         try:
             resp, content = _within_deadline(
@@ -189,6 +205,44 @@ class RequestsTransport:
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 READ_CHUNK = 16 * 1024  # small: urllib3 1.x inflates a whole chunk at once
+
+
+def _bounded_response_class() -> Any:
+    """http.client's response, refusing a read of a negative or over-cap length. A chunk size
+    of -1 (`Transfer-Encoding: chunked`) makes http.client and urllib3 call `_safe_read(-1)`:
+    read to the end of the stream in one call, before the cap sees a byte. Both read through
+    this class (urllib3's connections build their http.client responses from it too)."""
+    import http.client
+
+    global _BOUNDED
+    if _BOUNDED is None:
+        class BoundedHTTPResponse(http.client.HTTPResponse):
+            def _read_next_chunk_size(self) -> int:
+                size = super()._read_next_chunk_size()
+                if size < 0:
+                    raise ValueError(f"negative chunk size {size}")
+                return size
+
+            def _safe_read(self, amt: int) -> bytes:  # type: ignore[override]
+                if amt is None or amt < 0 or amt > MAX_RESPONSE_BYTES:
+                    self._close_conn()  # type: ignore[attr-defined]
+                    raise http.client.IncompleteRead(b"", None)
+                return super()._safe_read(amt)
+
+        _BOUNDED = BoundedHTTPResponse
+    return _BOUNDED
+
+
+_BOUNDED: Any = None
+
+
+def _bound_urllib3_reads() -> None:
+    """urllib3's connections (under requests) make their responses with the bounded class."""
+    try:
+        import urllib3.connection
+    except ImportError:
+        return
+    urllib3.connection.HTTPConnection.response_class = _bounded_response_class()
 
 
 def _too_large() -> TransportError:
@@ -273,16 +327,23 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
     import ssl
     import time
 
+    plain = plain_url(url)
+    if plain is None:  # never sent: the client refuses such a URL before it gets here
+        raise TransportError("connect", "refusing a URL parsers may read differently",
+                             sent=False)
+    scheme, host, port = plain
+    host = host.strip("[]")  # the one parse that decided the origin decides the connection
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
-    bundle = ca_bundle() if parts.scheme == "https" else None
+    bundle = ca_bundle() if scheme == "https" else None
     try:
-        if parts.scheme == "https":
+        if scheme == "https":
             context = ssl.create_default_context(cafile=bundle)
-            conn: Any = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
+            conn: Any = http.client.HTTPSConnection(host, port, timeout=timeout,
                                                     context=context)
         else:
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        conn.response_class = _bounded_response_class()
     except (ssl.SSLError, OSError):
         return None
     started = time.monotonic()
@@ -365,8 +426,6 @@ class GhTransport:
         if not url.startswith(base + "/") and url != base:
             raise TransportError("gh", f"gh transport cannot reach {url}", sent=False)
         endpoint = url[len(base) + 1:] if url.startswith(base + "/") else ""
-        import subprocess
-
         args = [self.gh, "api", "--hostname", self.hostname, "--include", "--method", method]
         for k, v in headers.items():
             if k.lower() in ("user-agent",):
@@ -375,16 +434,74 @@ class GhTransport:
         if body is not None:
             args += ["--input", "-"]
         args.append(endpoint)
+        out, err, code = _run_gh_capped(args, body, self.timeout + 5, self.env)
+        return _parse_gh_output(out, err, code, url)
+
+
+# gh's output: the response's headers, then its body (gh inflates gzip itself). Read in bounded
+# chunks, gh killed once it passes the cap, as the HTTP paths are (CONTRACT section 17).
+GH_HEADER_ALLOWANCE = 1024 * 1024
+
+
+def _run_gh_capped(args: Any, body: Optional[bytes], timeout: float,
+                   env: Mapping[str, str]) -> Any:
+    """(stdout, stderr, exit status) of gh; too_large past the cap, timeout past `timeout`."""
+    import subprocess
+    import tempfile
+    import threading
+
+    with tempfile.TemporaryFile() as errfile:
         try:
-            proc = subprocess.run(args, input=body if body is not None else b"",
-                                  capture_output=True, timeout=self.timeout + 5, env=self.env,
-                                  check=False)
-        except subprocess.TimeoutExpired:
-            raise TransportError("timeout", f"gh api timed out after {self.timeout} s",
-                                 sent=True)
+            proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=errfile, env=dict(env))
         except OSError as exc:
             raise TransportError("gh", f"could not run gh: {exc}", sent=False)
-        return _parse_gh_output(proc.stdout, proc.stderr, proc.returncode, url)
+        fired = []
+
+        def expire() -> None:
+            fired.append(True)
+            proc.kill()
+
+        timer = threading.Timer(timeout, expire)
+        timer.daemon = True
+        timer.start()
+        parts = []
+        total = 0
+        too_large = False
+        try:
+            stdin, stdout = proc.stdin, proc.stdout
+            try:
+                if stdin is not None:
+                    stdin.write(body if body is not None else b"")
+                    stdin.close()
+            except OSError:  # gh left early; its exit status says why
+                pass
+            while stdout is not None:
+                chunk = stdout.read(READ_CHUNK * 4)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > MAX_RESPONSE_BYTES + GH_HEADER_ALLOWANCE:
+                    too_large = True
+                    proc.kill()
+                    break
+                parts.append(chunk)
+            if stdout is not None:
+                stdout.close()
+            code = proc.wait()
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if too_large:
+            raise _too_large()
+        if fired:
+            raise TransportError("timeout", f"gh api timed out after {timeout - 5:g} s",
+                                 sent=True)
+        errfile.seek(0)
+        err = errfile.read(1024 * 1024)
+    return b"".join(parts), err, code
 
 
 def _parse_gh_output(out: bytes, err: bytes, code: int, url: str) -> Response:

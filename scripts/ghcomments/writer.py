@@ -94,9 +94,27 @@ def _issue_number(comment: Dict[str, Any]) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def _dry_run(message: str, method: str, url: str, json_body: Any,
+def _learn_tokens(ctx: Any) -> None:
+    """Register the token of gh's login for the API's host (and GH_HOST), as a real run
+    would: `gh auth token` makes no request. The environment's tokens are registered at
+    start-up (cli.run)."""
+    hosts = {config.host_for(ctx.target.api_url), (ctx.env.get("GH_HOST") or "").strip()}
+    for host in sorted(h for h in hosts if h):
+        try:
+            config.gh_auth_token(host, ctx.env)  # registered before it is checked
+        except BundleError:
+            pass  # a token no header can carry: registered all the same, never printed
+
+
+def _dry_run(ctx: Any, message: str, method: str, url: str, json_body: Any,
              **extra: Any) -> Dict[str, Any]:
-    """What would be sent, and nothing sent (no token needed)."""
+    """What would be sent, and nothing sent (no token needed). A request the real run would
+    refuse for holding a token (in any field: a body, a comments-file entry) is refused here
+    too, before anything is printed (CONTRACT section 17: `--dry-run` never prints a token)."""
+    _learn_tokens(ctx)
+    if contains_token(json.dumps(json_body, ensure_ascii=False)):
+        raise UsageError(f"{message}: the text to send contains the token in use (or another "
+                         "token of this environment); nothing was sent, nothing printed")
     doc: Dict[str, Any] = {"dry_run": True, "message": message + "; nothing was sent",
                            "request": {"method": method, "url": url,
                                        "headers": dict(STANDARD_HEADERS,
@@ -128,7 +146,7 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
     else:
         method, path = "PATCH", f"repos/{target.owner}/{target.name}/issues/comments/{comment_id}"
     if dry_run:
-        return _dry_run(f"Would {action} a comment", method, f"{target.api_url}/{path}",
+        return _dry_run(ctx, f"Would {action} a comment", method, f"{target.api_url}/{path}",
                         {"body": body}, body_chars=len(body))
     client = ctx.client(require_auth=True)
     what = (f"create a comment on {repository}#{issue}" if action == "create"
@@ -235,7 +253,7 @@ def reply(ctx: Any, pr: int, comment_id: int, body: str, dry_run: bool) -> Dict[
     read_path = f"{base}/pulls/comments/{comment_id}"
     path = f"{base}/pulls/{pr}/comments/{comment_id}/replies"
     if dry_run:
-        return _dry_run(f"Would reply in the thread of review comment {comment_id} on #{pr}",
+        return _dry_run(ctx, f"Would reply in the thread of review comment {comment_id} on #{pr}",
                         "POST", f"{target.api_url}/{path}", {"body": body},
                         read_first={"method": "GET", "url": f"{target.api_url}/{read_path}",
                                     "why": "proves the comment is on this pull request and "
@@ -278,7 +296,7 @@ def update_review_comment(ctx: Any, comment_id: int, body: str,
     repository = target.full_name
     path = f"repos/{target.owner}/{target.name}/pulls/comments/{comment_id}"
     if dry_run:
-        return _dry_run(f"Would update review comment {comment_id}", "PATCH",
+        return _dry_run(ctx, f"Would update review comment {comment_id}", "PATCH",
                         f"{target.api_url}/{path}", {"body": body}, body_chars=len(body))
     client = ctx.client(require_auth=True)
     what = f"update review comment {comment_id} in {repository}"
@@ -344,6 +362,9 @@ def read_comments_file(source: str) -> List[Dict[str, Any]]:
         raise UsageError(f"--comments-file is not valid UTF-8 (byte {exc.start})")
     except ValueError as exc:
         raise UsageError(f"--comments-file is not JSON: {exc}")
+    except RecursionError:
+        raise UsageError("--comments-file is not a list of {path, line, body}: its JSON is "
+                         "nested too deeply")
     if not isinstance(entries, list):
         raise UsageError("--comments-file must hold a JSON list of {path, line, body}")
     problems = []
@@ -377,7 +398,7 @@ def review(ctx: Any, pr: int, event: str, body: Optional[str],
         payload["comments"] = comments
     path = f"{base}/pulls/{pr}/reviews"
     if dry_run:
-        return _dry_run(f"Would submit a review ({event}) on #{pr}", "POST",
+        return _dry_run(ctx, f"Would submit a review ({event}) on #{pr}", "POST",
                         f"{target.api_url}/{path}", payload, comment_count=len(comments))
     client = ctx.client(require_auth=True)
     what = f"submit a review ({event}) on {repository}#{pr}"
@@ -436,7 +457,7 @@ def resolve(ctx: Any, action: str, thread_id: str, dry_run: bool) -> Dict[str, A
     variables = {"threadId": thread_id}
     if dry_run:
         url = config.graphql_url_for(ctx.target.api_url, ctx.env)
-        return _dry_run(f"Would {action} review thread {thread_id}", "POST", url,
+        return _dry_run(ctx, f"Would {action} review thread {thread_id}", "POST", url,
                         {"query": mutation, "variables": variables})
     client = ctx.client(require_auth=True)
     what = f"{action} review thread {thread_id}"
@@ -452,26 +473,58 @@ def resolve(ctx: Any, action: str, thread_id: str, dry_run: bool) -> Dict[str, A
             err.message += f" — it may have been applied; {check}"
         raise
     if errors:
-        raise _mutation_error(errors, what)
-    thread = ((data or {}).get(name) or {}).get("thread") if isinstance(data, dict) else None
-    if not isinstance(thread, dict):
-        raise ServerError(f"{what}: GraphQL answered without the thread; {check}")
+        raise _mutation_error(errors, what, check)
+    thread = _thread_of(data, name)
+    if thread is None:
+        err = ServerError(f"{what}: malformed GraphQL answer (no thread, or a field of the "
+                          f"wrong type); the mutation was sent — it may have been applied; "
+                          f"{check}")
+        raise err
     verb = "Resolved" if action == "resolve" else "Unresolved"
     return {
         "message": f"{verb} review thread {thread_id}",
-        "threadId": thread.get("id") or thread_id,
-        "isResolved": thread.get("isResolved"),
+        "threadId": thread["id"],
+        "isResolved": thread["isResolved"],
         "resolvedBy": (thread.get("resolvedBy") or {}).get("login"),
         "requests": client.requests,
     }
 
 
-def _mutation_error(errors: List[Any], what: str) -> BundleError:
+def _thread_of(data: Any, name: str) -> Optional[Dict[str, Any]]:
+    """The mutation's thread, every field of the output type-checked (CONTRACT sections 15
+    and 17: ids are strings, isResolved a boolean, resolvedBy null or an actor); None when the
+    answer is malformed."""
+    payload = data.get(name) if isinstance(data, dict) else None
+    thread = payload.get("thread") if isinstance(payload, dict) else None
+    if not isinstance(thread, dict):
+        return None
+    if not isinstance(thread.get("id"), str) or not isinstance(thread.get("isResolved"), bool):
+        return None
+    actor = thread.get("resolvedBy")
+    if actor is not None and not (isinstance(actor, dict)
+                                  and isinstance(actor.get("login"), (str, type(None)))):
+        return None
+    return thread
+
+
+def _mutation_error(errors: List[Any], what: str, check: str = "") -> BundleError:
     """GraphQL's HTTP-200 errors: NOT_FOUND exit 4, FORBIDDEN exit 3 with GitHub's message,
-    RATE_LIMITED exit 5, anything else exit 6."""
-    first = next((e for e in errors if isinstance(e, dict)), {})
-    kind = first.get("type") or (first.get("extensions") or {}).get("code") or "error"
-    message = " ".join(str(first.get("message") or "").split())[:300]
+    RATE_LIMITED exit 5, anything else exit 6 (fields of the wrong type read as absent)."""
+    from .normalize import escape_field
+
+    first = next((e for e in errors if isinstance(e, dict)), None)
+    odd = first is None  # no error object: a malformed answer, whatever it meant
+    first = first or {}
+    extensions = first.get("extensions")
+    odd = odd or not isinstance(extensions, (dict, type(None)))
+    odd = odd or not isinstance(first.get("type"), (str, type(None)))
+    odd = odd or not isinstance(first.get("message"), (str, type(None)))
+    code = extensions.get("code") if isinstance(extensions, dict) else None
+    kind = first.get("type")
+    kind = kind if isinstance(kind, str) and kind else code if isinstance(code, str) else None
+    kind = escape_field(kind[:60]) if kind else "error"
+    message = first.get("message")
+    message = escape_field(" ".join(message.split())[:300]) if isinstance(message, str) else ""
     text = f"{what}: GraphQL {kind}" + (f": {message}" if message else "")
     if kind == "NOT_FOUND":
         return NotFoundError(text + " (a thread id of another repository, a deleted thread, "
@@ -481,4 +534,7 @@ def _mutation_error(errors: List[Any], what: str) -> BundleError:
                          "docs/dependencies.md)")
     if kind == "RATE_LIMITED":
         return RateLimitedError(text, retry_after_seconds=60)
+    if odd:  # the mutation was sent and the answer cannot be read: it may have been applied
+        return ServerError(f"{text} (a malformed GraphQL answer: fields of the wrong type); "
+                           f"the mutation was sent — it may have been applied; {check}")
     return ServerError(text)
