@@ -7,10 +7,10 @@ token (the gh login's too) is scrubbed in every spelling by both paths; nested J
 chunk sizes and endless gh output are bounded; a token too short to be GitHub's never mangles a
 state file. Subprocesses against the fake (or a listener of the test's own), bounded in time.
 
-The `ear` fixture listens on this machine's non-loopback address (OTHER_HOST, port 80) to catch
-a request that should never be sent; where that address cannot be bound (another machine, no
-root) the tests that need it are skipped before anything runs, so no test ever sends traffic
-off this machine.
+The `ear` fixture listens on another loopback address than the fake's (OTHER_HOST, port 80) to
+catch a request that should never be sent: a host the URL parsers disagree on is another host
+as far as the token is concerned, and loopback keeps every byte on this machine. Where it
+cannot be bound (no root) the tests that need it are skipped before anything runs.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from tests.test_hostile import ISSUE, NAME, PR, need_tools
 # shell fallback's environment), shared by name.
 hostile, issue, pull, sh_env = _shared.hostile, _shared.issue, _shared.pull, _shared.sh_env
 
-OTHER_HOST = "192.0.2.2"  # this machine's eth0 address: not loopback
+OTHER_HOST = "127.0.0.2"  # loopback, but not the fake's 127.0.0.1: another origin
 
 
 def no_traceback(r: Run) -> None:
@@ -138,8 +138,8 @@ def test_a_redirect_with_a_backslash_is_refused_and_gets_no_token(issue, ear, tm
 
 
 def test_a_backslash_in_a_dot_localhost_api_url_is_refused(issue, ear, tmp_path):
-    """`http://192.0.2.2\\.localhost` ends with `.localhost` for urlsplit (it was accepted as
-    loopback) while requests connects to 192.0.2.2:80: a host that is not a plain host name is
+    """`http://127.0.0.2\\.localhost` ends with `.localhost` for urlsplit (it was accepted as
+    loopback) while requests connects to 127.0.0.2:80: a host that is not a plain host name is
     exit 2, before anything is sent."""
     api = f"http://{OTHER_HOST}\\.localhost"
     env = script_env(issue, GITHUB_API_URL=api)
@@ -525,7 +525,7 @@ def test_the_shell_fallback_refuses_an_origin_that_is_not_a_host_name(tmp_path):
 
 
 @pytest.mark.parametrize("url", [
-    "http://192.0.2.2\\@127.0.0.1:8080/repos/octo/hello/issues/5/comments?page=2",
+    "http://127.0.0.2\\@127.0.0.1:8080/repos/octo/hello/issues/5/comments?page=2",
     "http://x@127.0.0.1:8080/repos/octo/hello/issues/5/comments?page=2",
     "http://127.0.0.1:8080/repos/octo/hello/issues/5/comments?page=2&a=b c",
     "http://127.0.0.1:8080\\repos",
