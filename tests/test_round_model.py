@@ -42,6 +42,8 @@ import get_latest_comments  # noqa: E402
 import github_issue_comments as gic  # noqa: E402
 from ghcomments import interrupt, state  # noqa: E402
 
+interrupt.uninstall()  # importing the helper notes signals from then on: not in pytest itself
+
 ISSUE, PR = 5, 7
 TOKEN_OWNER = "octocat"
 EXAMPLES = int(os.environ.get("GH_MONITOR_MODEL_EXAMPLES") or 30)
