@@ -7,6 +7,7 @@ files — and the cases it tried and ruled out.
 Each test drives the scripts as an agent does (subprocesses against the fake GitHub).
 """
 
+# ruff: noqa: F811  (the fixtures imported from test_round_engine are parameters here)
 from __future__ import annotations
 
 import json
@@ -19,38 +20,17 @@ import pytest
 
 from tests.support import NAME, OWNER, SCRIPT_PYTHON, SCRIPTS, Agent, state_dir
 
-ISSUE = 5
-PR = 7
-TOKEN_OWNER = "octocat"
-
-
-@pytest.fixture
-def issue(fake):
-    fake.add_repo(OWNER, NAME)
-    fake.add_issue(OWNER, NAME, ISSUE)
-    return fake
-
-
-@pytest.fixture
-def pr(fake):
-    fake.add_repo(OWNER, NAME)
-    fake.add_pull(OWNER, NAME, PR, title="Add the parser")
-    fake.review_order = "id"
-    return fake
-
-
-@pytest.fixture
-def agent(issue, tmp_path):
-    return Agent(issue, tmp_path, "--issue", ISSUE)
-
-
-@pytest.fixture
-def pr_agent(pr, tmp_path):
-    return Agent(pr, tmp_path, "--pr", PR)
-
-
-def ids(items):
-    return [x["id"] for x in items]
+# the same issue, pull request and agents as tests/test_round_engine.py
+from tests.test_round_engine import (  # noqa: E402,F401  (fixtures)
+    ISSUE,
+    PR,
+    TOKEN_OWNER,
+    agent,
+    ids,
+    issue,
+    pr,
+    pr_agent,
+)
 
 
 def quick_review(fake, user="bob", state="COMMENTED", body="Please see the notes."):

@@ -96,10 +96,6 @@ def hold() -> None:
     _GUARD.holding = True
 
 
-def holding() -> bool:
-    return _GUARD.holding
-
-
 def uninstall() -> None:
     """Back to the default handlers (in-process callers that run several commands)."""
     global _GUARD
