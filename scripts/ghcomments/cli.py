@@ -68,12 +68,12 @@ def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
     return parse
 
 
-def positive_float(flag: str) -> Callable[[str], float]:
+def positive_float(flag: str, allow_zero: bool = True) -> Callable[[str], float]:
     def parse(text: str) -> float:
         if not re.fullmatch(r"[0-9]{1,9}(\.[0-9]{1,9})?", text):  # ASCII only, no nan/inf
             raise argparse.ArgumentTypeError(f"{flag} takes a number of seconds, not {text!r}")
         value = float(text)
-        if value > 3600:
+        if value > 3600 or (value == 0 and not allow_zero):
             raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")
         return value
     return parse
@@ -128,8 +128,8 @@ def add_connection_args(p: argparse.ArgumentParser) -> None:
                    help="auto (default): requests with a token from the environment or from "
                    "`gh auth token` (a logged-in gh), else unauthenticated; gh: every "
                    "request through `gh api`")
-    g.add_argument("--timeout", type=positive_float("--timeout"), default=30.0, metavar="S",
-                   help="per-request timeout in seconds (default 30)")
+    g.add_argument("--timeout", type=positive_float("--timeout", allow_zero=False), default=30.0,
+                   metavar="S", help="per-request timeout in seconds, above 0 (default 30)")
     g.add_argument("--max-wait", type=positive_float("--max-wait"), default=10.0, metavar="S",
                    help="longest total sleep on rate limits and retries (default 10)")
 

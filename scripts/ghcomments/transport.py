@@ -263,6 +263,71 @@ def _read_capped(chunks: Any) -> bytes:
     return b"".join(parts)
 
 
+# Content-Encoding is undone here, on the raw bytes, in bounded steps — never by urllib3,
+# whose older versions (1.26, Debian's) inflate a whole read at once and a chain of encodings
+# ("gzip, gzip") without bound: 764 KiB on the wire held 1.5 GiB before the cap saw a byte.
+# Every stage yields at most INFLATE_STEP bytes per call and stops at the cap (CONTRACT
+# section 17), so memory stays near the cap whatever the ratio.
+INFLATE_STEP = 256 * 1024
+ENCODINGS = ("gzip", "x-gzip", "deflate", "identity")
+
+
+def content_encodings(headers: Mapping[str, str]) -> Any:
+    """The response's encodings in the order to undo them, or a TransportError for one this
+    bundle does not undo (br, zstd, compress: never asked for)."""
+    names = [n.strip().lower() for n in (headers.get("content-encoding") or "").split(",")]
+    names = [n for n in names if n and n != "identity"]
+    for name in names:
+        if name not in ENCODINGS:
+            raise TransportError("incomplete", f"the response has Content-Encoding "
+                                 f"{name[:40]!r}, which was not asked for; refused", sent=True)
+    return list(reversed(names))
+
+
+def _inflate(chunks: Any, encoding: str) -> Any:
+    """Undo one gzip or deflate layer of `chunks`, in steps of at most INFLATE_STEP bytes,
+    refusing past MAX_RESPONSE_BYTES (gzip members one after another are read alike)."""
+    import zlib
+
+    wbits = 31 if encoding in ("gzip", "x-gzip") else 15
+    raw_fallback = wbits == 15  # "deflate" is sometimes sent without its zlib header
+    d = zlib.decompressobj(wbits)
+    total = 0
+    started = False
+    for chunk in chunks:
+        data = chunk
+        while data:
+            try:
+                out = d.decompress(data, INFLATE_STEP)
+            except zlib.error as exc:
+                if raw_fallback and not started:
+                    raw_fallback = False
+                    d = zlib.decompressobj(-15)
+                    continue
+                raise TransportError("incomplete", f"the response's {encoding} data is "
+                                     f"corrupt: {exc}", sent=True)
+            started = True
+            total += len(out)
+            if total > MAX_RESPONSE_BYTES:
+                raise _too_large()
+            if out:
+                yield out
+            if d.unconsumed_tail:
+                data = d.unconsumed_tail
+            elif d.eof and d.unused_data:  # another gzip member follows
+                data = d.unused_data
+                d = zlib.decompressobj(wbits)
+            else:
+                data = b""
+
+
+def decoded(chunks: Any, headers: Mapping[str, str]) -> Any:
+    """The body's chunks with every Content-Encoding undone, each stage bounded."""
+    for encoding in content_encodings(headers):
+        chunks = _inflate(chunks, encoding)
+    return chunks
+
+
 def _within_deadline(work: Any, seconds: float) -> Any:
     """`work(box)` in a worker thread, given `seconds` in all. On time, its result (or its
     exception); else the socket it left in `box["sock"]`/`box["resp"]` is shut down (so the
@@ -314,10 +379,23 @@ def _requests_exchange(session: Any, method: str, url: str, headers: Mapping[str
                            allow_redirects=False, stream=True)
     box["resp"] = resp
     try:
-        content = _read_capped(resp.iter_content(READ_CHUNK))
+        content = _read_capped(decoded(_raw_chunks(resp), resp.headers))
     finally:
         resp.close()
     return resp, content
+
+
+def _raw_chunks(resp: Any) -> Any:
+    """The body as sent (Content-Encoding not undone: `decoded` does it, bounded), urllib3's
+    failures as TransportError, as requests' iter_content would report them."""
+    from urllib3 import exceptions as u3
+
+    try:
+        yield from resp.raw.stream(READ_CHUNK, decode_content=False)
+    except u3.ReadTimeoutError as exc:
+        raise TransportError("timeout", f"read timed out: {_short(exc)}", sent=True)
+    except (u3.ProtocolError, u3.DecodeError, u3.SSLError) as exc:
+        raise TransportError("incomplete", f"response cut short: {_short(exc)}", sent=True)
 
 
 def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Optional[Response]:
@@ -385,7 +463,8 @@ def _stdlib_exchange(conn: Any, target: str, headers: Mapping[str, str],
     box["sock"] = conn.sock
     conn.request("GET", target, headers=dict(headers))
     resp = conn.getresponse()
-    content = _read_capped(iter(lambda: resp.read(READ_CHUNK), b""))
+    headers = {k.lower(): v for k, v in resp.getheaders()}
+    content = _read_capped(decoded(iter(lambda: resp.read(READ_CHUNK), b""), headers))
     return resp, content
 
 

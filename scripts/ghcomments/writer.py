@@ -34,16 +34,46 @@ MAX_BODY_CHARS = 65536
 SAME_EDIT = "repeating the same update is safe (it sets the same body again)"
 
 
-def read_body(source: str) -> str:
-    """The body exactly as read from FILE or `-` (stdin): UTF-8, no NUL, not empty."""
+# A body of MAX_BODY_CHARS code points is at most 4 bytes each in UTF-8: reading one code
+# point more than that (BODY_READ_BYTES) is enough to tell a body that is too long, and no file
+# (a 3 GiB sparse one, /dev/zero, an endless stdin) is ever held whole (CONTRACT section 17).
+BODY_READ_BYTES = 4 * (MAX_BODY_CHARS + 1)
+# A review's comments file: every entry a body of at most MAX_BODY_CHARS, read up to this.
+COMMENTS_FILE_BYTES = 16 * 1024 * 1024
+
+
+def read_bounded(source: str, limit: int, flag: str) -> bytes:
+    """At most `limit` + 1 bytes of FILE or `-` (stdin): one byte more than allowed tells a
+    source that is too large, without reading the rest."""
     try:
         if source == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(source, "rb") as fh:
-                raw = fh.read()
+            stream = sys.stdin.buffer
+            return _read_up_to(stream, limit + 1)
+        with open(source, "rb") as fh:
+            return _read_up_to(fh, limit + 1)
     except OSError as exc:
-        raise UsageError(f"cannot read --body-file {source!r}: {exc.strerror}")
+        raise UsageError(f"cannot read {flag} {source!r}: {exc.strerror}")
+
+
+def _read_up_to(stream: Any, size: int) -> bytes:
+    parts = []
+    left = size
+    while left > 0:
+        chunk = stream.read(min(left, 1024 * 1024))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+def read_body(source: str) -> str:
+    """The body exactly as read from FILE or `-` (stdin): UTF-8, no NUL, not empty, at most
+    MAX_BODY_CHARS code points (read no further than that allows)."""
+    raw = read_bounded(source, BODY_READ_BYTES, "--body-file")
+    if len(raw) > BODY_READ_BYTES:
+        raise UsageError(f"the body has more than {MAX_BODY_CHARS} characters; GitHub takes "
+                         f"at most {MAX_BODY_CHARS}")
     try:
         body = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -324,6 +354,8 @@ def _entry_problem(entry: Any) -> Optional[str]:
                 "optionally side, start_line, start_side")
     if not isinstance(entry.get("path"), str) or not entry["path"].strip():
         return "has no path"
+    if "\x00" in entry["path"]:
+        return "has a NUL character in its path; no file of a diff has one"
     if "line" not in entry or entry["line"] is None:
         return ("has no line: GitHub's review request takes no file-level comment; give the "
                 "line of the diff it is about")
@@ -351,11 +383,10 @@ def _entry_problem(entry: Any) -> Optional[str]:
 def read_comments_file(source: str) -> List[Dict[str, Any]]:
     """The review's inline comments: a JSON list of {path, line, body} with optional side,
     start_line and start_side, every entry checked before anything is sent."""
-    try:
-        with open(source, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read --comments-file {source!r}: {exc.strerror}")
+    raw = read_bounded(source, COMMENTS_FILE_BYTES, "--comments-file")
+    if len(raw) > COMMENTS_FILE_BYTES:
+        raise UsageError(f"--comments-file is larger than {COMMENTS_FILE_BYTES // (1024 * 1024)}"
+                         " MiB; nothing was sent")
     try:
         entries = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
