@@ -550,15 +550,14 @@ gh_get() {
 
 # --------------------------------------------------------------------------- jq programs
 
-# Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: C0 but tab and
-# newline (a CR right before a newline is a CRLF line end), DEL, C1, bidi controls, zero-width
-# and invisible characters, soft hyphen, Hangul fillers, interlinear annotation, musical
-# formatting, Unicode tags and variation selectors 17+ (written as surrogate pairs), and runs
-# of two or more of U+FE00–U+FE0F. field_re (FIELD_RE) adds tab, newline, CR, U+2028/2029:
-# what may not appear raw in a field that is not a body.
+# Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: hidden_class is
+# normalize.hidden_ranges() written out (Default_Ignorable_Code_Point, Cf, Cc but tab and
+# newline, U+2028/2029; code points above U+FFFF as surrogate pairs; a test compares the two),
+# plus a CR not before a newline and runs of two or more of U+FE00–U+FE0F. field_re (FIELD_RE)
+# adds tab, newline and CR: what may not appear raw in a field that is not a body.
 # shellcheck disable=SC2016  # $ENV is jq's
 readonly JQ_LIB='
-def hidden_class: "\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\ufeff\u180e\u00ad\u115f\u1160\u3164\uffa0\ufff9-\ufffb\ud834\udd73-\ud834\udd7a\udb40\udc00-\udb40\udc7f\udb40\udd00-\udb40\uddef";
+def hidden_class: "\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb\ud804\udcbd\ud804\udccd\ud80d\udc30-\ud80d\udc3f\ud82f\udca0-\ud82f\udca3\ud834\udd73-\ud834\udd7a\udb40\udc00-\udb43\udfff";
 def hidden_re: "\r(?!\n)|[\ufe00-\ufe0f]{2,}|[" + hidden_class + "]";
 def field_re: "[\ufe00-\ufe0f]{2,}|[\t\n\r\u2028\u2029" + hidden_class + "]";
 def hidden_count: if type == "string" then [match(hidden_re; "g") | .length] | add // 0

@@ -15,9 +15,10 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from . import config, interrupt, tokens
 from .client import GitHubClient
-from .errors import AuthError, BundleError, UsageError, encode_json
+from .errors import AuthError, BundleError, UsageError
 from .interrupt import Interrupted
 from .normalize import escape_field
+from .output import encode_json
 from .state import (
     StatePaths,
     StateStore,
@@ -268,9 +269,9 @@ def _write_all(data: bytes) -> None:
 
 def emit_error(err: BundleError) -> int:
     interrupt.hold()
-    err.message = scrub(err.message)
+    err.message = stderr_line(err.message)  # escaped and scrubbed here, at the edge
     emit(err.to_json())
-    print(f"error ({err.code}): {stderr_line(err.message)}", file=sys.stderr)
+    print(f"error ({err.code}): {err.message}", file=sys.stderr)
     return err.exit_code
 
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from . import interrupt, records
-from .errors import StateError, UsageError, encode_json
+from .errors import StateError, UsageError
+from .output import encode_json
 
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
