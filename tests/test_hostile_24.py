@@ -30,7 +30,7 @@ from tests.support import (
     run_script,
     script_env,
 )
-from tests.test_hostile import ISSUE, PR, need_tools
+from tests.test_hostile import ISSUE, PR
 
 hostile, issue, pull, sh_env = _shared.hostile, _shared.issue, _shared.pull, _shared.sh_env
 
@@ -397,6 +397,7 @@ def test_the_hidden_set_holds_every_cf_and_default_ignorable_code_point():
 
     sys.path.insert(0, str(SCRIPTS))
     from ghcomments import normalize
+
     from tests.test_hostile import DICP_RANGES
 
     for c in range(0x110000):
