@@ -30,7 +30,7 @@ from tests.support import (
     run_script,
     script_env,
 )
-from tests.test_hostile import ISSUE, PR
+from tests.test_hostile import ISSUE, PR, need_tools
 
 hostile, issue, pull, sh_env = _shared.hostile, _shared.issue, _shared.pull, _shared.sh_env
 
@@ -426,3 +426,167 @@ def test_the_shell_fallback_hides_the_same_set():
     ranges = [(ord(m.group(1)), ord(m.group(2) or m.group(1)))
               for m in re.finditer(r"(.)(?:-(.))?", decoded, re.S)]
     assert ranges == [tuple(r) for r in normalize.hidden_ranges()]
+
+
+# --------------------------------------------------------------------------- 1-4. gh and tokens
+
+class Ear:
+    """A listener of the test's own on 127.0.0.2 (loopback, another origin than the fake's):
+    records every request's line and Authorization header, answers with made-up data."""
+
+    def __init__(self, answer: bytes = b"[]") -> None:
+        import http.server
+        import socketserver
+        import threading
+
+        self.seen = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                outer.seen.append((self.command, self.path, self.headers.get("Authorization")))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            do_POST = do_PATCH = do_GET
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+
+        self.server = Server((OTHER_HOST, 0), Handler)
+        self.url = f"http://{OTHER_HOST}:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def ear():
+    made = []
+
+    def start(answer: bytes = b"[]") -> Ear:
+        e = Ear(answer)
+        made.append(e)
+        return e
+
+    yield start
+    for e in made:
+        e.stop()
+
+
+def _redirecting_proxy(hostile, fake, match: str, location: str):
+    """A proxy of the test's own in front of the fake (gh's HTTP_PROXY): requests whose path
+    holds `match` are answered 302 to `location`, the rest forwarded; every request's
+    Authorization header recorded."""
+    def answer(h) -> bool:
+        if match in h.path:
+            length = int(h.headers.get("content-length") or 0)
+            if length:
+                h.rfile.read(length)
+            h.send_response(302)
+            h.send_header("Location", location)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return True
+        return False
+
+    return hostile(answer, upstream=fake.url)
+
+
+def _through(env, proxy):
+    return {**env, "HTTP_PROXY": proxy.url, "HTTPS_PROXY": proxy.url, "http_proxy": proxy.url,
+            "https_proxy": proxy.url}
+
+
+ENTERPRISE = "ghp_enterpriseTokenZZZZZZZZZZZZZZZZZZZZZZZZ"
+
+
+def test_the_gh_transport_gives_no_token_to_a_redirect_to_another_host(issue, gh_env, hostile,
+                                                                      ear, tmp_path):
+    """e318b64: gh followed a 302 to 127.0.0.2 with GH_ENTERPRISE_TOKEN, exit 0 with that
+    server's data. Now gh holds the token for the API's one host only: the other host gets no
+    token, and an answer after a request to another origin is exit 6."""
+    need_tools("gh")
+    issue.add_comments(OWNER, NAME, ISSUE, 2)
+    other = ear()
+    proxy = _redirecting_proxy(hostile, issue, "/issues/5/comments", f"{other.url}/stolen")
+    env = _through({**gh_env, "GH_ENTERPRISE_TOKEN": ENTERPRISE}, proxy)
+    r = run_script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", ISSUE,
+                   "--last-n", 1, "--transport", "gh", "--root", tmp_path, env=env, timeout=60)
+    no_traceback(r)
+    assert r.code == 6, r
+    assert "another origin" in r.json["error"]["message"], r
+    assert other.seen, "the redirect was not followed: the test proves nothing"
+    assert all(auth is None for _, _, auth in other.seen), other.seen
+    assert ENTERPRISE not in r.stdout + r.stderr and gh_env["GH_TOKEN"] not in r.stdout + r.stderr
+
+
+def test_the_gh_transport_refuses_an_answer_from_another_port(issue, gh_env, hostile, tmp_path):
+    """e318b64: GH_TOKEN went to api.github.localhost:4444 and the run was exit 0 with that
+    port's data. gh attaches a host's token by host name (whatever the port: docs/
+    dependencies.md names it); the bundle refuses the answer, exit 6."""
+    need_tools("gh")
+    issue.add_comments(OWNER, NAME, ISSUE, 2)
+    proxy = _redirecting_proxy(hostile, issue, "/issues/5/comments",
+                               "http://api.github.localhost:4444/stolen")
+    r = run_script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", ISSUE,
+                   "--last-n", 1, "--transport", "gh", "--root", tmp_path,
+                   env=_through(gh_env, proxy), timeout=60)
+    no_traceback(r)
+    assert r.code == 6 and "another origin" in r.json["error"]["message"], r
+
+
+def test_a_redirected_write_through_gh_is_never_reported_as_created(issue, gh_env, hostile,
+                                                                   ear, tmp_path):
+    """e318b64: a 302 on the POST made gh repeat it as a GET to the other origin, with the
+    token; the writer printed "Successfully created comment", exit 0, with made-up data."""
+    need_tools("gh")
+    made_up = json.dumps({"id": 999, "html_url": "https://github.com/octo/hello/issues/5"
+                          "#issuecomment-999", "issue_url": "https://api.github.com/repos/"
+                          "octo/hello/issues/5", "user": {"login": "mallory"},
+                          "created_at": "2026-01-01T00:00:00Z",
+                          "updated_at": "2026-01-01T00:00:00Z", "body": "x"}).encode()
+    other = ear(made_up)
+    proxy = _redirecting_proxy(hostile, issue, "/issues/5/comments", f"{other.url}/made-up")
+    body = tmp_path / "body.md"
+    body.write_text("hello\n")
+    r = run_script("manage_issue_comment.py", "--action", "create", "--repo", REPOSITORY,
+                   "--issue", ISSUE, "--body-file", body, "--transport", "gh",
+                   env=_through(gh_env, proxy), timeout=60)
+    no_traceback(r)
+    assert r.code == 6, r
+    assert "Successfully" not in r.stdout and "may have been applied" in r.stdout, r
+    assert all(auth is None for _, _, auth in other.seen), other.seen
+    assert not [q for q in issue.requests if q.method == "POST"], issue.requests
+
+
+def test_the_real_run_refuses_a_body_holding_the_gh_login_token_as_the_dry_run(issue,
+                                                                              tmp_path):
+    """GH_TOKEN in use and gh logged in to the API's host with another token: e318b64's dry
+    run refused a body holding gh's token (exit 2), the real run posted it (exit 0). One check
+    now, fed by every token the run could send."""
+    need_tools("gh")
+    stored = "gho_storedLoginToken1111111111111111111"
+    host = issue.url.split("://", 1)[1]
+    conf = tmp_path / "ghconf"
+    conf.mkdir()
+    (conf / "hosts.yml").write_text(f"{host}:\n    oauth_token: {stored}\n")
+    env = script_env(issue, GH_CONFIG_DIR=str(conf))
+    body = f"the key is {stored}\n".encode()
+    for extra in (["--dry-run"], []):
+        r = run_script("manage_issue_comment.py", "--action", "create", "--repo", REPOSITORY,
+                       "--issue", ISSUE, "--body-file", "-", *extra, env=env, stdin=body,
+                       timeout=60)
+        assert r.code == 2 and r.json["error"]["code"] == "usage", (extra, r)
+        assert stored not in r.stdout + r.stderr
+    assert issue.requests == []

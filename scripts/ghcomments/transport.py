@@ -474,12 +474,20 @@ def _short(exc: BaseException) -> str:
 
 
 class GhTransport:
-    """`gh api --include`: gh resolves host and token; status and headers parsed from its output."""
+    """`gh api --include`: status and headers parsed from its output. gh carries the token,
+    and only where it cannot hand it to another origin (docs/dependencies.md, "Where gh carries
+    the token"): gh runs with the token variables removed from its environment, so it uses a
+    per-host login — its own, or, when the token is an environment variable's, a temporary
+    configuration holding that token for the API's one host and nothing else (`confine`). gh
+    follows redirects itself; its request trace (GH_DEBUG=1: one `* Request to URL` line per
+    request, no headers or bodies) tells which origins it asked, and an answer after a request
+    to another origin, or a write that was redirected at all, is refused (exit 6)."""
 
     name = "gh"
 
     def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None,
-                 fingerprint: Optional[str] = None):
+                 fingerprint: Optional[str] = None, token: Optional[str] = None,
+                 confine: bool = False):
         import shutil
 
         self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
@@ -488,6 +496,7 @@ class GhTransport:
         self.env = dict(env or os.environ)
         self.authenticated = True
         self.fingerprint = fingerprint  # of the token gh reported for the host
+        self._token = token if confine else None
 
     def api_base(self) -> str:
         """The REST base gh uses for the host (Link URLs must stay on it)."""
@@ -513,8 +522,95 @@ class GhTransport:
         if body is not None:
             args += ["--input", "-"]
         args.append(endpoint)
-        out, err, code = _run_gh_capped(args, body, self.timeout + 5, self.env)
+        with gh_config(self.hostname, self._token) as config_dir:
+            env = gh_api_env(self.env, config_dir)
+            out, err, code = _run_gh_capped(args, body, self.timeout + 5, env)
+        visited, err = gh_trace(err)
+        check_gh_origins(visited, origin_of(base), method, code)
         return _parse_gh_output(out, err, code, url)
+
+
+def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, str]:
+    """gh's environment for `gh api`: no token variables (gh uses a per-host login), the
+    one-host configuration when there is one, the request trace on, nothing interactive."""
+    from .tokens import TOKEN_VARIABLES
+
+    out = {k: v for k, v in env.items() if k not in TOKEN_VARIABLES
+           and k not in ("GH_DEBUG", "DEBUG", "GH_FORCE_TTY", "GH_PAGER", "CLICOLOR_FORCE")}
+    out.update(GH_DEBUG="1", GH_PROMPT_DISABLED="1", GH_NO_UPDATE_NOTIFIER="1", NO_COLOR="1")
+    if config_dir is not None:
+        out["GH_CONFIG_DIR"] = config_dir
+    return out
+
+
+class gh_config:  # noqa: N801  (a context manager, named as one)
+    """A temporary GH_CONFIG_DIR whose hosts.yml holds `token` for `hostname` and nothing else
+    (0700 folder, 0600 file, removed when gh has run); None when there is no token to confine
+    (gh's own login is used). The one place the bundle writes a token: for gh, which reads it
+    from there, for as long as one `gh api` runs."""
+
+    def __init__(self, hostname: str, token: Optional[str]) -> None:
+        self.hostname = hostname
+        self.token = token
+        self.path: Optional[str] = None
+
+    def __enter__(self) -> Optional[str]:
+        if self.token is None:
+            return None
+        import json
+        import tempfile
+
+        self.path = tempfile.mkdtemp(prefix="ghcomments-gh-")
+        fd = os.open(os.path.join(self.path, "hosts.yml"),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            # JSON strings are YAML double-quoted scalars: no character of either is special.
+            fh.write(f"{json.dumps(self.hostname)}:\n    oauth_token: {json.dumps(self.token)}\n")
+        return self.path
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.path is not None:
+            import shutil
+
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+TRACE_PREFIX = "* Request to "
+
+
+def gh_trace(err: bytes) -> Any:
+    """(the URLs gh asked, per its GH_DEBUG=1 trace; its stderr without the trace lines)."""
+    visited = []
+    kept = []
+    for line in err.decode("utf-8", "replace").splitlines():
+        if line.startswith(TRACE_PREFIX):
+            visited.append(line[len(TRACE_PREFIX):].strip())
+        elif not (line.startswith("* Request at ") or line.startswith("* Request took ")):
+            kept.append(line)
+    return visited, "\n".join(kept).encode("utf-8")
+
+
+def check_gh_origins(visited: Any, api_origin: Optional[str], method: str, code: int) -> None:
+    """Refuse gh's answer unless every request it made went to the API's origin, and a write
+    was made once, not redirected. No trace at all is refused too when gh answered (a gh that
+    prints none cannot show where it went)."""
+    from .normalize import escape_field
+
+    if not visited:
+        if code == 0:
+            raise TransportError("redirect", "gh printed no request trace (GH_DEBUG), so the "
+                                 "origin of its answer is unknown; refused — use --transport "
+                                 "requests", sent=True)
+        return
+    others = [u for u in visited if origin_of(u) != api_origin or api_origin is None]
+    if others:
+        shown = escape_field(others[0][:120])
+        raise TransportError("redirect", f"gh followed a redirect to another origin ({shown}) "
+                             f"than the API's ({api_origin}); its answer is refused (a token "
+                             "goes only to the API's origin)", sent=True)
+    if method not in ("GET", "HEAD") and len(visited) > 1:
+        raise TransportError("redirect", f"the {method} was answered with a redirect, which gh "
+                             "followed; refused (a write follows no redirect)", sent=True)
 
 
 # gh's output: the response's headers, then its body (gh inflates gzip itself). Read in bounded
