@@ -590,3 +590,86 @@ def test_the_real_run_refuses_a_body_holding_the_gh_login_token_as_the_dry_run(i
         assert r.code == 2 and r.json["error"]["code"] == "usage", (extra, r)
         assert stored not in r.stdout + r.stderr
     assert issue.requests == []
+
+
+def _link_proxy(hostile, fake, match: str, next_url: str):
+    """A proxy in front of the fake whose answers to paths holding `match` carry
+    `Link: <next_url>; rel="next"`."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    def answer(h) -> bool:
+        if match not in h.path:
+            return False
+        up = urlsplit(fake.url)
+        conn = http.client.HTTPConnection(up.hostname, up.port, timeout=30)
+        conn.request("GET", h.path, headers=dict(h.headers.items()))
+        resp = conn.getresponse()
+        data = resp.read()
+        h.send_response(resp.status)
+        for name, value in resp.getheaders():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection", "date",
+                                    "server", "link"):
+                h.send_header(name, value)
+        h.send_header("Link", f'<{next_url}>; rel="next"')
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+        conn.close()
+        return True
+
+    return hostile(answer, upstream=fake.url)
+
+
+@pytest.mark.parametrize("where", ["another host", "another port"])
+def test_the_shell_fallback_follows_no_next_link_to_another_origin(pull, sh_env, hostile, ear,
+                                                                  where):
+    """e318b64's `gh api --paginate` followed a next link to any origin, with the token."""
+    need_tools("gh", "jq")
+    other = ear()
+    target = (f"{other.url}/page2" if where == "another host"
+              else "http://api.github.localhost:4444/page2")
+    proxy = _link_proxy(hostile, pull, "/pulls/7/comments", target)
+    r = run_script("get-pr-comments.sh", "--repo", REPOSITORY, "--pr", PR, "--format", "json",
+                   env=_through(sh_env, proxy), timeout=120)
+    assert r.code == 6, r
+    assert "another origin" in r.json["error"]["message"], r
+    assert other.seen == [], other.seen
+    assert not [s for s in proxy.seen if "4444" in s["path"]], proxy.seen
+
+
+def test_the_shell_fallback_gives_no_token_to_a_redirect(pull, sh_env, hostile, ear):
+    """e318b64: a 302 on the pull-request read sent the token to the other host before the
+    script exited 6."""
+    need_tools("gh", "jq")
+    other = ear(b"{}")
+    proxy = _redirecting_proxy(hostile, pull, "/pulls/7", f"{other.url}/stolen")
+    r = run_script("get-pr-comments.sh", "--repo", REPOSITORY, "--pr", PR, "--format", "json",
+                   env=_through({**sh_env, "GH_ENTERPRISE_TOKEN": ENTERPRISE}, proxy),
+                   timeout=120)
+    assert r.code == 6, r
+    assert other.seen, "the redirect was not followed: the test proves nothing"
+    assert all(auth is None for _, _, auth in other.seen), other.seen
+    assert ENTERPRISE not in r.stdout + r.stderr
+
+
+def test_the_shell_fallback_works_with_only_gh_token_and_pages_itself(pull, sh_env, tmp_path):
+    """A user whose only token is GH_TOKEN (gh not logged in: an empty GH_CONFIG_DIR) keeps a
+    working fallback; it reads every page itself (Link rel="next"), as --paginate did, and
+    leaves no configuration holding the token behind."""
+    need_tools("gh", "jq")
+    for i in range(130):
+        pull.add_comment(OWNER, NAME, PR, f"note {i}", user="alice")
+    empty = tmp_path / "empty-config"
+    empty.mkdir()
+    env = {**sh_env, "GH_CONFIG_DIR": str(empty)}
+    r = run_script("get-pr-comments.sh", "--repo", REPOSITORY, "--pr", PR, "--format", "json",
+                   env=env, timeout=120)
+    assert r.code == 0, r
+    notes = [c for c in r.json["timelineComments"] if c["commentType"] == "issue_comment"]
+    assert len(notes) == 131, len(notes)
+    pages = [q for q in pull.requests if q.path.endswith("/issues/7/comments")
+             or "/issues/7/comments?" in q.target]
+    assert len(pages) == 2, [q.target for q in pages]
+    assert list(empty.iterdir()) == []
+    assert not any(Path(sh_env["TMPDIR"]).iterdir())  # the temp folder (and its config) gone
