@@ -17,7 +17,8 @@ Usage: get-pr-comments.sh [--owner OWNER --repo NAME | --repo OWNER/NAME] --pr N
                           [--include-system]
 
 Read-only CLI fallback for pull-request review feedback. Needs only bash, gh, jq and git; reads
-GitHub's REST API through `gh api --paginate` (GET only) and never changes the pull request.
+GitHub's REST API through `gh api`, one call a page (GET only, next links followed only on the
+API's origin, no token variable in gh's environment) and never changes the pull request.
 
 Options:
   --owner OWNER        repository owner (with --repo NAME)
