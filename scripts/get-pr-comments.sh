@@ -542,7 +542,7 @@ origin_of() {
 
 # The origin gh's REST API for HOST answers from (as gh builds it).
 api_origin() {
-  case "${HOST}" in
+  case "${HOST,,}" in
     github.com) origin_of "https://api.github.com" ;;
     github.localhost) origin_of "http://api.github.localhost" ;;
     *) origin_of "https://${HOST}/api/v3" ;;
