@@ -284,6 +284,15 @@ def test_timeout_zero_is_a_usage_error_before_any_request(pull, tmp_path, script
     assert pull.requests == []
 
 
+def test_timeout_zero_is_refused_by_the_preflight_too(fake):
+    proc = subprocess.run([SCRIPT_PYTHON, str(SCRIPTS.parent / "verify_dependencies.py"),
+                           "--check-network", "--timeout", "0"], env=script_env(fake),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert json.loads(proc.stdout)["error"]["code"] == "usage"
+    assert fake.requests == []
+
+
 # --------------------------------------------------------------------------- 11. NUL in a path
 
 @pytest.mark.parametrize("dry", [True, False])
