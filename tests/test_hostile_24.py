@@ -323,7 +323,7 @@ def test_a_write_pause_value_out_of_range_is_ignored(issue, tmp_path, value):
     assert r.code == 0 and r.json["state_updated"] is True, r
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "1e-400", "2", "x"])
+@pytest.mark.parametrize("value", ["0", "inf", "nan", "2"])
 def test_a_time_scale_out_of_range_leaves_the_wait_alone(issue, tmp_path, value):
     """GH_MONITOR_TEST_TIME_SCALE keeps (0, 1]; anything else is 1: a --wait of 2 s with no
     comment arriving lasts its 2 s (at least), never less, never an error."""
@@ -409,14 +409,16 @@ def test_the_hidden_set_holds_every_cf_and_default_ignorable_code_point():
 
     from tests.test_hostile import DICP_RANGES
 
-    for c in range(0x110000):
-        ch = chr(c)
-        wanted = (unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp")
-                  or any(f <= c <= t for f, t in DICP_RANGES))
-        if ch in "\t\n\r" or 0xFE00 <= c <= 0xFE0F:
-            continue
-        newer = any(f <= c <= t for f, t in normalize.FORMAT)  # Cf in Unicode 15.1
-        assert (normalize.count_hidden(ch) == 1) == (wanted or newer), f"U+{c:04X}"
+    points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF
+              and chr(c) not in "\t\n\r" and not 0xFE00 <= c <= 0xFE0F]
+    # One pass of the real regex over every code point, each between two plain letters.
+    text = "a".join(chr(c) for c in points)
+    hidden = {ord(m.group(0)) for m in normalize.HIDDEN_RE.finditer(text)}
+    wanted = {c for c in points if unicodedata.category(chr(c)) in ("Cf", "Cc", "Zl", "Zp")}
+    wanted |= {c for f, t in DICP_RANGES for c in range(f, t + 1) if not 0xFE00 <= c <= 0xFE0F}
+    newer = {c for f, t in normalize.FORMAT for c in range(f, t + 1)}  # Cf in Unicode 15.1
+    assert not wanted - hidden, [f"U+{c:04X}" for c in sorted(wanted - hidden)[:20]]
+    assert not hidden - wanted - newer, [f"U+{c:04X}" for c in sorted(hidden - wanted)[:20]]
     assert normalize.count_hidden("\u2764\ufe0f") == 0  # a single VS-16 after an emoji
     assert normalize.count_hidden("a\ufe00\ufe01") == 2
     assert normalize.count_hidden("a\r\nb\rc") == 1
