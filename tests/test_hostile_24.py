@@ -684,3 +684,23 @@ def test_the_shell_fallback_works_with_only_gh_token_and_pages_itself(pull, sh_e
     assert len(pages) == 2, [q.target for q in pages]
     assert list(empty.iterdir()) == []
     assert not any(Path(sh_env["TMPDIR"]).iterdir())  # the temp folder (and its config) gone
+
+
+def test_the_auto_gh_fallback_gives_no_token_to_a_redirect(issue, gh_env, hostile, ear,
+                                                           python_without_requests, tmp_path):
+    """`--transport auto` on a Python without requests sends through the logged-in gh: the
+    same rule holds there (e318b64: the 302 target got GH_ENTERPRISE_TOKEN, exit 0)."""
+    need_tools("gh")
+    issue.add_comments(OWNER, NAME, ISSUE, 2)
+    other = ear()
+    proxy = _redirecting_proxy(hostile, issue, "/issues/5/comments", f"{other.url}/stolen")
+    env = _through({**gh_env, "GH_ENTERPRISE_TOKEN": ENTERPRISE}, proxy)
+    proc = subprocess.run([python_without_requests, str(SCRIPTS / "check_issue_updates.py"),
+                           "--repo", REPOSITORY, "--issue", str(ISSUE), "--root", str(tmp_path),
+                           "--api-url", "http://api.github.localhost"],
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    r = Run(proc.returncode, proc.stdout, proc.stderr)
+    no_traceback(r)
+    assert "requests is not installed" in r.stderr, r  # the gh fallback was taken
+    assert r.code == 6 and "another origin" in r.json["error"]["message"], r
+    assert other.seen and all(auth is None for _, _, auth in other.seen), other.seen
