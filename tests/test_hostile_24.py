@@ -704,3 +704,28 @@ def test_the_auto_gh_fallback_gives_no_token_to_a_redirect(issue, gh_env, hostil
     assert "requests is not installed" in r.stderr, r  # the gh fallback was taken
     assert r.code == 6 and "another origin" in r.json["error"]["message"], r
     assert other.seen and all(auth is None for _, _, auth in other.seen), other.seen
+
+
+def test_a_304_announcing_a_length_is_still_a_304(issue, hostile, tmp_path):
+    """A 304 may carry the Content-Length of the representation it did not send (RFC 9110):
+    not a body cut short (the check added for urllib3 1.26's streamed reads)."""
+    issue.add_comments(OWNER, NAME, ISSUE, 2)
+
+    def answer(h) -> bool:
+        if h.headers.get("If-None-Match"):
+            h.send_response(304)
+            h.send_header("ETag", h.headers["If-None-Match"])
+            h.send_header("Content-Length", "1234")
+            h.end_headers()
+            return True
+        return False
+
+    server = hostile(answer, upstream=issue.url)
+    env = script_env(issue, GITHUB_API_URL=server.url)
+    first = run_script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", ISSUE,
+                       "--root", tmp_path, "--update-state", env=env)
+    assert first.code == 0, first
+    poll = run_script("check_issue_updates.py", "--repo", REPOSITORY, "--issue", ISSUE,
+                      "--root", tmp_path, env=env)
+    assert poll.code == 0 and poll.json["new_comments"] == [], poll
+    assert poll.json["requests"] == 1, poll

@@ -321,8 +321,27 @@ def _inflate(chunks: Any, encoding: str) -> Any:
                 data = b""
 
 
-def decoded(chunks: Any, headers: Mapping[str, str]) -> Any:
-    """The body's chunks with every Content-Encoding undone, each stage bounded."""
+def _whole(chunks: Any, headers: Mapping[str, str], bodiless: bool) -> Any:
+    """The raw chunks, and an `incomplete` error when fewer bytes came than Content-Length
+    announced (urllib3 1.26 does not enforce it on a streamed read; http.client's read(n)
+    returns short at the end of the stream without a word). `bodiless`: a 304, 204 or an
+    answer to HEAD, whose Content-Length names a representation not sent."""
+    length = (headers.get("content-length") or "").strip()
+    expected = int(length) if length.isdigit() and len(length) < 19 and not bodiless and \
+        "chunked" not in (headers.get("transfer-encoding") or "").lower() else None
+    got = 0
+    for chunk in chunks:
+        got += len(chunk)
+        yield chunk
+    if expected is not None and got < expected:
+        raise TransportError("incomplete", f"response cut short: {got} of {expected} bytes",
+                             sent=True)
+
+
+def decoded(chunks: Any, headers: Mapping[str, str], bodiless: bool = False) -> Any:
+    """The body's chunks, whole (as long as announced), with every Content-Encoding undone,
+    each stage bounded."""
+    chunks = _whole(chunks, headers, bodiless)
     for encoding in content_encodings(headers):
         chunks = _inflate(chunks, encoding)
     return chunks
@@ -379,7 +398,9 @@ def _requests_exchange(session: Any, method: str, url: str, headers: Mapping[str
                            allow_redirects=False, stream=True)
     box["resp"] = resp
     try:
-        content = _read_capped(decoded(_raw_chunks(resp), resp.headers))
+        headers = {k.lower(): v for k, v in resp.headers.items()}
+        bodiless = method == "HEAD" or resp.status_code in (204, 304)
+        content = _read_capped(decoded(_raw_chunks(resp), headers, bodiless))
     finally:
         resp.close()
     return resp, content
@@ -464,7 +485,8 @@ def _stdlib_exchange(conn: Any, target: str, headers: Mapping[str, str],
     conn.request("GET", target, headers=dict(headers))
     resp = conn.getresponse()
     headers = {k.lower(): v for k, v in resp.getheaders()}
-    content = _read_capped(decoded(iter(lambda: resp.read(READ_CHUNK), b""), headers))
+    content = _read_capped(decoded(iter(lambda: resp.read(READ_CHUNK), b""), headers,
+                                   resp.status in (204, 304)))
     return resp, content
 
 
