@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from .normalize import escape_field, reveal
+from .normalize import body_lines, escape_field
 
 
 def _f(value: Any) -> str:
@@ -28,8 +28,7 @@ def _comment_lines(c: Dict[str, Any]) -> List[str]:
     if flags:
         head += " [" + ", ".join(flags) + "]"
     lines = [head, f"    {_f(c.get('url'))}"]
-    body = reveal(c.get("body") or "") or ""
-    lines += ["    " + line for line in body.replace("\r\n", "\n").split("\n")]
+    lines += ["    " + line for line in body_lines(c.get("body"))]
     return lines
 
 
@@ -38,8 +37,8 @@ def _review_lines(r: Dict[str, Any]) -> List[str]:
             f"{_f(r.get('author') or 'unknown')} ({_f(r.get('author_association') or '?')}) "
             f"at {_f(r.get('submitted_at'))}, {_f(r.get('comment_count'))} inline comment(s)")
     lines = [head, f"    {_f(r.get('url'))}"]
-    body = reveal(r.get("body") or "") or ""
-    lines += ["    " + line for line in body.replace("\r\n", "\n").split("\n") if body]
+    if r.get("body"):
+        lines += ["    " + line for line in body_lines(r.get("body"))]
     return lines
 
 

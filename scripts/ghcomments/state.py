@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from . import interrupt, records
-from .errors import StateError, UsageError, encode_json
+from .errors import StateError, UsageError
+from .output import encode_json
 
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
@@ -170,10 +171,22 @@ def _pause(step: str) -> None:
         name, _, value = spec.rpartition(":")
         if name and name != step:
             return
-        try:
-            time.sleep(float(value))
-        except ValueError:
-            pass
+        seconds = pause_seconds(value)
+        if seconds:
+            time.sleep(seconds)
+
+
+MAX_PAUSE = 60.0
+
+
+def pause_seconds(value: str) -> float:
+    """The pause a test asked for: a plain number of seconds from 0 to MAX_PAUSE; anything
+    else (inf, nan, a negative or larger value, text) is ignored, so no value a user's
+    environment holds turns a write into a hang or an error (CONTRACT section 20)."""
+    if not re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,9})?", value.strip()):
+        return 0.0
+    seconds = float(value)
+    return seconds if seconds <= MAX_PAUSE else 0.0
 
 
 def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
@@ -198,7 +211,13 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:  # a folder stands at the path: named, left as it is
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise StateError(f"cannot write {path}: {exc.strerror} (a folder or another thing "
+                         "that is not a file stands there?); left as it is — move it away")
     if commit:
         _pause("renamed")
     dfd = os.open(folder, os.O_RDONLY)
@@ -208,20 +227,40 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
         os.close(dfd)
 
 
+def _open_regular(path: str, label: str, flags: int, mode: int = 0o644) -> int:
+    """A descriptor on the regular file at `path`, or exit 7 naming what stands there. The
+    open never waits (O_NONBLOCK: a FIFO opens at once, then fails the check) and never
+    follows a symbolic link; O_NONBLOCK is cleared before the descriptor is used."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, mode)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise
+        if exc.errno == errno.ELOOP:
+            raise StateError(f"{label} {path} is a symbolic link; refusing to use it (left as "
+                             "it is)")
+        if exc.errno == errno.EISDIR:
+            raise StateError(f"{label} {path} is a folder, not a file; left as it is — move "
+                             "it away")
+        raise StateError(f"cannot open {label} {path}: {exc.strerror}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StateError(f"{label} {path} is not a regular file (a folder, FIFO or device "
+                             "stands there); left as it is — move it away")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = _open_regular(path, label, os.O_RDONLY)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise StateError(f"{label} {path} is a symbolic link; refusing to read it")
-        raise StateError(f"cannot read {label} {path}: {exc.strerror}")
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise StateError(f"{label} {path} is not a file (a folder or a device stands there); "
-                         "left as it is")
     with os.fdopen(fd, "rb") as fh:
         check_owner(path, st)
         _check_folders_of(path)
@@ -243,7 +282,7 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
 def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
     """An advisory flock on `paths.lock` (the folders made first); exit 7 after `wait` s."""
     _ensure_folder(paths)
-    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    fd = _open_regular(paths.lock, "lock file", os.O_RDWR | os.O_CREAT)
     try:
         check_owner(paths.lock, os.fstat(fd))
         deadline = time.monotonic() + wait
