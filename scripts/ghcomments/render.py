@@ -99,3 +99,28 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
     for w in doc.get("warnings") or []:
         lines.append(f"note: {_f(w)}")
     return "\n".join(lines) + "\n"
+
+
+def followed_summary(doc: Dict[str, Any]) -> str:
+    """`get_latest_comments.py --followed` as text: one line per round."""
+    lines = [f"{_f(doc.get('followed'))} round(s) followed on {_f(doc.get('api_host'))} in "
+             f"{_f(doc.get('folder'))}"]
+    for r in doc.get("rounds") or []:
+        lines.append(f"{_f(r.get('key'))}  checkpoint {_cursor(r.get('checkpoint'))}  "
+                     f"saved {_f(r.get('saved_at'))}")
+    for e in doc.get("errors") or []:
+        lines.append(f"{_f(e.get('key'))}  error: {_f((e.get('error') or {}).get('message'))}")
+    for s in doc.get("skipped") or []:
+        lines.append(f"{_f(s.get('key'))}  skipped: API host {_f(s.get('api_host'))}")
+    lines += [f"note: {_f(w)}" for w in doc.get("warnings") or []]
+    return "\n".join(lines) + "\n"
+
+
+def unfollow_summary(doc: Dict[str, Any]) -> str:
+    """`get_latest_comments.py --unfollow` as text: what was removed."""
+    lines = [f"unfollowed {_f(doc.get('unfollowed'))} (checkpoint was "
+             f"{_cursor(doc.get('checkpoint'))}); inbox entries marked: "
+             f"{_f(doc.get('inbox_snapshots_marked'))}"]
+    lines += [f"removed {_f(p)}" for p in doc.get("removed") or []]
+    lines += [f"note: {_f(w)}" for w in doc.get("warnings") or []]
+    return "\n".join(lines) + "\n"
