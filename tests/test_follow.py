@@ -346,3 +346,45 @@ def test_unfollow_of_a_round_never_followed_creates_no_folder(gh, tmp_path):
     assert r.code == 0 and r.json["removed"] == [], r
     assert not (tmp_path / ".tmp").exists()
     assert os.listdir(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- the inbox summary
+
+def test_the_inbox_summary_shows_each_conversations_items_and_escapes_every_field(gh, tmp_path):
+    """The render over an inbox document whose conversations are real rounds' documents."""
+    import sys
+
+    from tests.support import SCRIPTS
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.render import inbox_summary
+
+    gh.add_comment(OWNER, NAME, ISSUE, "line one\nline two \x1b[31mred\u202e", user="ev\u202eil")
+    conversations = []
+    for flag, number, key in (("--issue", ISSUE, f"{OWNER}/{NAME}/issues/{ISSUE}"),
+                              ("--pr", PR, f"{OWNER}/{NAME}/pull/{PR}")):
+        r = Agent(gh, tmp_path, flag, number).check()
+        assert r.code == 0, r
+        conversations.append(dict(r.json, key=key))
+    doc = {"retrieved_at": "2026-12-02T03:00:00Z", "has_updates": True,
+           "conversations": conversations, "quiet": ["octo/hello/issues/9"],
+           "errors": [{"key": "octo/x\n/issues/1", "error": {"code": "not_found",
+                                                             "message": "gone\x1b[2J"}}],
+           "skipped": [{"key": "octo/far/issues/2", "api_host": "github.com"}],
+           "unfollowed": ["octo/y/pull/3"], "more_in": ["octo/z/issues/4"], "followed": 7,
+           "requests": 9, "snapshot_id": "S1", "warnings": ["w\x07arn"],
+           "waited_seconds": 12.5, "polls": 2}
+    text = inbox_summary(doc)
+    assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text
+    lines = text.splitlines()
+    for conv in conversations:
+        assert f"=== {conv['key']} ===" in lines
+        for c in conv["new_comments"]:
+            assert any(line.startswith(f"--- comment {c['id']} by ") for line in lines), c
+    assert "    line one" in lines  # a body keeps its lines, each indented
+    assert "octo/x<U+000A>/issues/1" in text and "gone<U+001B>[2J" in text
+    assert "quiet: octo/hello/issues/9" in lines and "unfollowed: octo/y/pull/3" in lines
+    assert "skipped octo/far/issues/2 (API host github.com)" in lines
+    assert any(line.startswith("more in") and "octo/z/issues/4" in line for line in lines)
+    assert "inbox snapshot: S1" in lines and "waited 12.5 s, 2 poll(s)" in lines
+    assert lines[0].startswith("inbox: 2 conversation(s) of 7 followed")
