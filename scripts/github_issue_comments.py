@@ -16,13 +16,17 @@ rate limits, links), scan (the comment-list algorithms), normalize, state, engin
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any, Dict, Tuple
 
 from ghcomments import interrupt
 
 interrupt.early()  # a signal from here on is noted: one whole document (CONTRACT section 14)
 
-from ghcomments import __version__  # noqa: F401  (re-exported)
+from ghcomments import (
+    __version__,  # noqa: F401  (re-exported)
+    config,
+)
 from ghcomments.cli import (  # noqa: F401
     Context,
     add_connection_args,
@@ -42,7 +46,7 @@ from ghcomments.errors import UsageError  # noqa: F401
 from ghcomments.filters import parse_ignore
 from ghcomments.layouts import Monitor, PullRequestRound
 from ghcomments.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
-from ghcomments.render import monitor_summary
+from ghcomments.render import followed_summary, monitor_summary, unfollow_summary
 from ghcomments.selectors import fetch
 from ghcomments.wait import Wait
 
@@ -93,9 +97,62 @@ def exit_code(doc: Dict[str, Any]) -> int:
     return 0
 
 
+# get_latest_comments.py flags that read or write one round: not with --unfollow or the
+# --followed listing (CONTRACT section 18)
+ROUND_FLAGS = {"comment_id": "--comment-id", "review_comment_id": "--review-comment-id",
+               "review_id": "--review-id", "since_comment_id": "--since-comment-id",
+               "last_n": "--last-n", "limit": "--limit", "snapshot_id": "--snapshot-id",
+               "through": "--through"}
+ROUND_SWITCHES = {"all": "--all", "update_state": "--update-state",
+                  "confirm_updates": "--confirm-updates", "force": "--force"}
+
+
+def _round_flags(args: argparse.Namespace, what: str, extra: Dict[str, str]) -> None:
+    given = [flag for name, flag in {**ROUND_FLAGS, **extra}.items()
+             if getattr(args, name, None) not in (None, "")]
+    given += [flag for name, flag in ROUND_SWITCHES.items() if getattr(args, name, False)]
+    if given:
+        raise UsageError(f"{what} does not take {', '.join(sorted(given))}")
+
+
+def _following(args: argparse.Namespace) -> Result:
+    """--unfollow [REF] and the --followed listing: no request (CONTRACT section 18)."""
+    from ghcomments import following, refs
+
+    if args.unfollow is None:  # --followed alone
+        _round_flags(args, "--followed (the listing)", {
+            "repo": "--repo", "owner": "--owner", "number": "--issue", "pr": "--pr"})
+        api_url = config.command_api_url(args.api_url, os.environ)
+        found = following.followed_rounds(args.root, args.run_id, args.retained,
+                                          refs.api_host_of(api_url))
+        doc = following.followed_document(found)
+        return doc, (followed_summary(doc) if args.format == "summary" else None)
+    _round_flags(args, "--unfollow", {"followed": "--followed"} if args.followed else {})
+    if args.unfollow:
+        if any(getattr(args, k, None) is not None for k in ("repo", "owner", "number", "pr")):
+            raise UsageError("--unfollow REF takes no --repo, --owner, --issue or --pr (the "
+                             "REF names the round)")
+        api_url = config.command_api_url(args.api_url, os.environ)
+        ref = refs.parse_ref(args.unfollow, api_url)
+    else:
+        ctx = Context(args)
+        if ctx.number is None:
+            raise UsageError("--unfollow needs a REF, or --repo OWNER/NAME with --issue N or "
+                             "--pr N")
+        api_url = ctx.target.api_url
+        ref = refs.RoundRef(refs.PULL if ctx.pr is not None else refs.ISSUE, ctx.target.owner,
+                            ctx.target.name, ctx.number)
+    doc = following.unfollow(ref, args.root, args.run_id, args.retained,
+                             refs.api_host_of(api_url))
+    return doc, (unfollow_summary(doc) if args.format == "summary" else None)
+
+
 def get_latest_comments(args: argparse.Namespace) -> Result:
-    """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12)."""
+    """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12); the
+    followed rounds and --unfollow (section 18)."""
     interrupt.install()  # one commit point (CONTRACT section 14)
+    if args.unfollow is not None or (args.followed and not args.confirm_updates):
+        return _following(args)
     pr = getattr(args, "pr", None) is not None
     names = ["comment_id"] + (["review_comment_id", "review_id"] if pr else []) + [
         "since_comment_id", "last_n"]

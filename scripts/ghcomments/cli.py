@@ -181,7 +181,8 @@ class Context:
 
     def store(self) -> StateStore:
         return StateStore(self.state_paths(), self.target.full_name, self.number or 0,
-                          identity="pull_request" if self.pr is not None else "issue")
+                          identity="pull_request" if self.pr is not None else "issue",
+                          api_host=config.host_for(self.target.api_url))
 
     def client(self, require_auth: bool = False) -> GitHubClient:
         if self._client is None:
