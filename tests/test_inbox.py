@@ -159,3 +159,171 @@ def test_one_round_flags_do_not_go_with_follow(gh, tmp_path, flag):
     assert r.code == 2, r
     assert r.json["error"]["code"] == "usage"
     assert len(gh.requests) == 0
+
+
+# --------------------------------------------------------------------------- one wait
+
+def scaled(fake, scale="0.02"):
+    return script_env(fake, GH_MONITOR_TEST_TIME_SCALE=scale)
+
+
+def test_a_wait_wakes_on_a_person_while_a_bot_comments_elsewhere(gh, tmp_path):
+    from tests.test_wait import OnPoll
+
+    settle(gh, tmp_path)
+    bot = lambda: gh.add_comment(OWNER, NAME, ISSUES[0], "CI passed", user="ci-helper[bot]",
+                                 user_type="Bot", association="NONE")["id"]
+    person = lambda: gh.add_comment(OWNER, NAME, PRS[1], "Looks good, one question",
+                                    user="maintainer", association="MEMBER")["id"]
+    # one poll: 3 issue probes + 2 x 2 PR probes = 7 conditional requests
+    hooks = OnPoll(gh, {2: bot, 7 * 2 + 5: person})
+    r = inbox(gh, tmp_path, *follow_all(), "--humans-only", "--wait", 3600,
+              "--poll-interval", 5, env=scaled(gh))
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["has_updates"] is True
+    got = by_key(doc)
+    assert ids(got[KEYS_P[1]]["new_comments"]) == [hooks.results[7 * 2 + 5]]
+    assert got.get(KEYS_I[0], {}).get("new_comments", []) == []  # the bot: left out, counted
+    assert doc["polls"] >= 3
+    # the bot's round moved past its comment (counted) and is confirmed with the others
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    rec = {e["key"]: e["recommended_checkpoint"] for e in snap["rounds"]}
+    assert rec[KEYS_I[0]]["last_comment_id"] == hooks.results[2]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               doc["snapshot_id"])
+    assert c.code == 0, c
+    assert KEYS_I[0] in c.json["confirmed"] and KEYS_P[1] in c.json["confirmed"]
+
+
+def test_an_idle_wait_is_all_304_and_costs_no_points(gh, tmp_path):
+    from tests.test_wait import core_used
+
+    settle(gh, tmp_path)
+    used = core_used(gh)
+    r = inbox(gh, tmp_path, *follow_all(), "--wait", 60, "--poll-interval", 5,
+              env=scaled(gh, "0.05"))
+    assert r.code == 0, r
+    assert r.json["has_updates"] is False and r.json["polls"] >= 2
+    assert r.json["waited_seconds"] <= 60 + 3 * 30
+    reqs = [q for q in gh.requests if q.path != "/rate_limit"]
+    assert all(q.status == 304 for q in reqs), [(q.path, q.status) for q in reqs]
+    assert len(reqs) <= r.json["polls"] * 7
+    assert core_used(gh) == used
+
+
+# --------------------------------------------------------------------------- confirms
+
+def test_an_inbox_confirm_applies_although_a_single_check_replaced_an_updates_file(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 0, r
+    snap = r.json["snapshot_id"]
+    a = Agent(gh, tmp_path, "--issue", ISSUES[1])
+    single = a.check()  # replaces that round's updates file with its own snapshot
+    assert single.code == 0 and single.json["snapshot_id"] != by_key(r.json)[KEYS_I[1]][
+        "snapshot_id"]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id", snap)
+    assert c.code == 0, c
+    assert c.json["confirmed"] == KEYS_I + KEYS_P and c.json["refused"] == []
+    assert len(gh.requests) == 0  # no network
+    cp = json.loads(a.file().read_text())
+    assert cp["last_comment_id"] == by_key(r.json)[KEYS_I[1]]["new_comments"][-1]["id"]
+    # the single check's snapshot (read after no checkpoint) is now refused alone
+    assert a.confirm(single.json["snapshot_id"]).code in (0, 7)
+
+
+def test_an_inbox_confirm_refuses_a_round_confirmed_alone_in_between(gh, tmp_path):
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comments(OWNER, NAME, n, 4)
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 0, r
+    a = Agent(gh, tmp_path, "--issue", ISSUES[2])
+    partial = a.check("--limit", 2)  # confirmed alone to a point between the recorded cursors
+    assert a.confirm(partial.json["snapshot_id"]).code == 0
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 7, c
+    assert [x["key"] for x in c.json["refused"]] == [KEYS_I[2]]
+    assert c.json["error"]["code"] == "state" and KEYS_I[2] in c.json["error"]["message"]
+    assert c.json["confirmed"] == KEYS_I[:2]
+    assert set(c.json["already_applied"]) == set(KEYS_P)
+    assert json.loads(a.file().read_text())["last_comment_id"] == ids(
+        partial.json["new_comments"])[-1]
+    # confirmed again: already applied where it went through, still refused where it did not
+    c2 = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                r.json["snapshot_id"])
+    assert c2.code == 7 and set(c2.json["already_applied"]) == set(KEYS_I[:2] + KEYS_P)
+
+
+def test_an_unknown_inbox_snapshot_is_exit_7_and_changes_nothing(gh, tmp_path):
+    settle(gh, tmp_path)
+    before = {p.name: p.read_bytes() for p in state_dir(tmp_path).iterdir()}
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id", "f" * 32)
+    assert c.code == 7, c
+    assert {p.name: p.read_bytes() for p in state_dir(tmp_path).iterdir()} == before
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates")
+    assert c.code == 2, c
+
+
+def test_follow_picks_rounds_of_the_snapshot_and_a_stranger_is_exit_2(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all(KEYS_I))
+    snap = r.json["snapshot_id"]
+    c = latest(gh, tmp_path, "--follow", KEYS_P[0], "--confirm-updates", "--snapshot-id", snap)
+    assert c.code == 2, c
+    assert not Agent(gh, tmp_path, "--issue", ISSUES[0]).file().exists()
+    c = latest(gh, tmp_path, "--follow", f"{OWNER}/{NAME}#{ISSUES[1]}", "--confirm-updates",
+               "--snapshot-id", snap)
+    assert c.code == 0, c
+    assert c.json["confirmed"] == [KEYS_I[1]]
+    assert not Agent(gh, tmp_path, "--issue", ISSUES[0]).file().exists()
+
+
+def test_an_unfollowed_round_is_skipped_by_the_confirm_and_never_recreated(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all())
+    u = latest(gh, tmp_path, "--unfollow", KEYS_I[0])
+    assert u.code == 0, u
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0, c
+    assert c.json["unfollowed"] == [KEYS_I[0]]
+    assert KEYS_I[0] not in c.json["confirmed"]
+    assert not Agent(gh, tmp_path, "--issue", ISSUES[0]).file().exists()
+
+
+@pytest.fixture
+def web_urls(gh):
+    """The fake's html_url on its own origin: its web host is the API's (section 18)."""
+    before = gh.html_base
+    gh.html_base = gh.url
+    yield gh
+    gh.html_base = before
+
+
+def test_a_round_followed_from_the_writers_url_starts_at_that_comment(web_urls, tmp_path):
+    gh = web_urls
+    env = script_env(gh)
+    mine = run_script("manage_issue_comment.py", "--action", "create", "--repo",
+                      f"{OWNER}/{NAME}", "--issue", ISSUES[0], "--body-file", "-",
+                      stdin=b"My question", env=env)
+    assert mine.code == 0, mine
+    url, my_id = mine.json["url"], int(mine.json["commentId"])
+    reply = gh.add_comment(OWNER, NAME, ISSUES[0], "An answer", user="dave")["id"]
+    r = inbox(gh, tmp_path, "--follow", url, env=env)
+    assert r.code == 0, r
+    (conv,) = r.json["conversations"]
+    assert conv["previous_checkpoint"]["last_comment_id"] == my_id
+    assert ids(conv["new_comments"]) == [reply]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and c.json["confirmed"] == [KEYS_I[0]], c
+    a = Agent(gh, tmp_path, "--issue", ISSUES[0])
+    assert json.loads(a.file().read_text())["last_comment_id"] == reply
+    # a single round's confirm after --after-comment-id on a round without checkpoint, too
+    b = Agent(gh, tmp_path, "--issue", ISSUES[1])
+    first = gh.add_comment(OWNER, NAME, ISSUES[1], "mine", user="octocat")["id"]
+    later = gh.add_comment(OWNER, NAME, ISSUES[1], "theirs", user="dave")["id"]
+    s = b.check("--after-comment-id", first)
+    assert ids(s.json["new_comments"]) == [later]
+    assert b.confirm(s.json["snapshot_id"]).code == 0
+    assert json.loads(b.file().read_text())["last_comment_id"] == later
