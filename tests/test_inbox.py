@@ -327,3 +327,158 @@ def test_a_round_followed_from_the_writers_url_starts_at_that_comment(web_urls, 
     assert ids(s.json["new_comments"]) == [later]
     assert b.confirm(s.json["snapshot_id"]).code == 0
     assert json.loads(b.file().read_text())["last_comment_id"] == later
+
+
+# --------------------------------------------------------------------------- errors
+
+def tree(root):
+    folder = state_dir(root)
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())} if folder.exists() else {}
+
+
+def test_errors_stay_with_their_round_beside_rounds_read_normally(gh, tmp_path):
+    import fcntl
+    import os
+
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    corrupt = Agent(gh, tmp_path, "--issue", ISSUES[1])
+    corrupt.file().write_text("{not json")
+    locked = Agent(gh, tmp_path, "--pr", PRS[0])
+    fd = os.open(state_dir(tmp_path) / f".{locked.stem}.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    locked_before = locked.file("updates").read_bytes()
+    try:
+        r = inbox(gh, tmp_path, *follow_all(), "--follow", f"{OWNER}/{NAME}/issues/404")
+    finally:
+        os.close(fd)
+    assert r.code == 0, r
+    doc = r.json
+    errors = {e["key"]: e["error"]["code"] for e in doc["errors"]}
+    assert errors == {KEYS_I[1]: "state", f"{OWNER}/{NAME}/issues/404": "not_found",
+                      KEYS_P[0]: "state"}
+    assert [c["key"] for c in doc["conversations"]] == [KEYS_I[0], KEYS_I[2]]
+    assert corrupt.file().read_text() == "{not json"  # left as it is
+    assert locked.file("updates").read_bytes() == locked_before
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    assert {e["key"] for e in snap["rounds"]} == {KEYS_I[0], KEYS_I[2], KEYS_P[1]}
+
+
+def test_no_round_readable_is_the_inbox_document_with_the_first_error(gh, tmp_path):
+    r = inbox(gh, tmp_path, "--follow", f"{OWNER}/{NAME}/issues/404",
+              "--follow", f"{OWNER}/{NAME}/pull/405")
+    assert r.code == 4, r
+    assert r.json["error"]["code"] == "not_found"
+    assert [e["key"] for e in r.json["errors"]] == [f"{OWNER}/{NAME}/issues/404",
+                                                     f"{OWNER}/{NAME}/pull/405"]
+    assert r.json["snapshot_id"] is None
+    assert not (state_dir(tmp_path) / "inbox-updates.json").exists()
+
+
+def test_a_rate_limit_ends_the_whole_command_and_changes_no_file(gh, tmp_path):
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    before = tree(tmp_path)
+    gh.inject(path=f"/issues/{ISSUES[1]}/comments", status=403, times=None,
+              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": "9999999999"},
+              body={"message": "API rate limit exceeded"})
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 5, r
+    assert r.json["error"]["code"] == "rate_limited" and "conversations" not in r.json
+    after = {k: v for k, v in tree(tmp_path).items() if not k.startswith(".")}
+    assert after == {k: v for k, v in before.items() if not k.startswith(".")}
+
+
+def test_the_same_5xx_on_two_rounds_in_a_row_ends_the_command(gh, tmp_path):
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    gh.inject(path=r"/issues/(5|9)/comments", status=502, times=None)
+    r = inbox(gh, tmp_path, *follow_all(), "--max-wait", 0)
+    assert r.code == 6, r
+    assert r.json["error"]["code"] == "server"
+
+
+def test_one_5xx_round_is_that_rounds_error(gh, tmp_path):
+    settle(gh, tmp_path)
+    gh.inject(path=r"/issues/9/comments", status=502, times=None)
+    r = inbox(gh, tmp_path, *follow_all(), "--max-wait", 0)
+    assert r.code == 0, r
+    assert [(e["key"], e["error"]["code"]) for e in r.json["errors"]] == [(KEYS_I[1], "server")]
+    assert r.json["quiet"] == [KEYS_I[0], KEYS_I[2]] + KEYS_P
+
+
+# --------------------------------------------------------------------------- --max-total
+
+def review(fake, pr, comments, user="bob"):
+    notes = [{"path": f"src/m{i}.py", "line": 10 + i, "body": f"note {i}"}
+             for i in range(comments)]
+    started = fake.start_review(OWNER, NAME, pr, user, body="See the notes.", comments=notes)
+    fake.advance(60)
+    fake.submit_review(started["id"], state="COMMENTED")
+    fake.advance(60)
+    return started["id"], list(started["comment_ids"])
+
+
+def items_of(doc):
+    n = 0
+    for c in doc["conversations"]:
+        n += len(c["new_comments"]) + len(c.get("new_reviews", [])) + len(
+            c.get("new_review_comments", []))
+    return n
+
+
+def test_max_total_batches_return_every_item_exactly_once(gh, tmp_path):
+    settle(gh, tmp_path)
+    expect = set()
+    for n in ISSUES:
+        expect |= {("c", i) for i in gh.add_comments(OWNER, NAME, n, 7)}
+    for _ in range(2):
+        rid, cids = review(gh, PRS[0], 2)
+        expect |= {("r", rid)} | {("rc", i) for i in cids}
+    rid, cids = review(gh, PRS[1], 6)  # larger than the bound: comes whole, alone
+    expect |= {("r", rid)} | {("rc", i) for i in cids}
+    expect |= {("c", i) for i in gh.add_comments(OWNER, NAME, PRS[1], 3)}
+    seen, docs = [], 0
+    while True:
+        r = inbox(gh, tmp_path, *follow_all(), "--max-total", 5)
+        assert r.code == 0, r
+        doc = r.json
+        docs += 1
+        if not doc["has_updates"]:
+            assert doc["more_in"] == []
+            break
+        n = items_of(doc)
+        assert n <= 5 or (n == 7 and len(doc["conversations"]) == 1), doc
+        for c in doc["conversations"]:
+            seen += [("c", x["id"]) for x in c["new_comments"]]
+            seen += [("r", x["id"]) for x in c.get("new_reviews", [])]
+            seen += [("rc", x["id"]) for x in c.get("new_review_comments", [])]
+            if c["key"] in doc["more_in"]:
+                assert c["more_available"] is True
+        c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                   doc["snapshot_id"])
+        assert c.code == 0, c
+        assert docs < 20
+    assert len(seen) == len(set(seen)), "an item returned twice"
+    assert set(seen) == expect
+    assert docs >= len(expect) // 5
+
+
+def test_max_total_gives_every_round_without_a_checkpoint_its_newest_item(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all(KEYS_I), "--max-total", 1)
+    assert r.code == 0, r
+    got = by_key(r.json)
+    assert list(got) == KEYS_I
+    for k, c in got.items():
+        assert len(c["new_comments"]) == 1
+        assert c["new_comments"][0]["id"] == c["latest_comment"]["id"]  # its newest
+        assert c["older_not_returned"] == 2
+
+
+def test_max_total_goes_with_the_inbox_only(gh, tmp_path):
+    r = run_script("check_issue_updates.py", "--repo", f"{OWNER}/{NAME}", "--issue", 5,
+                   "--root", tmp_path, "--max-total", 3, env=script_env(gh))
+    assert r.code == 2, r
