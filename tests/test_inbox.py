@@ -482,3 +482,63 @@ def test_max_total_goes_with_the_inbox_only(gh, tmp_path):
     r = run_script("check_issue_updates.py", "--repo", f"{OWNER}/{NAME}", "--issue", 5,
                    "--root", tmp_path, "--max-total", 3, env=script_env(gh))
     assert r.code == 2, r
+
+
+def test_an_unfollow_during_a_wait_drops_the_round(gh, tmp_path):
+    from tests.test_wait import OnPoll
+
+    settle(gh, tmp_path)
+    env = scaled(gh)
+    gone = Agent(gh, tmp_path, "--issue", ISSUES[1])
+
+    def unfollow():
+        u = run_script("get_latest_comments.py", "--root", tmp_path, "--unfollow", KEYS_I[1],
+                       env=env)
+        assert u.code == 0, u
+        return u
+
+    person = lambda: gh.add_comment(OWNER, NAME, ISSUES[0], "Here you go",
+                                    user="maintainer")["id"]
+    OnPoll(gh, {3: unfollow, 7 * 2 + 1: person})
+    r = inbox(gh, tmp_path, *follow_all(), "--wait", 3600, "--poll-interval", 5, env=env)
+    assert r.code == 0, r
+    assert r.json["unfollowed"] == [KEYS_I[1]]
+    assert KEYS_I[1] not in r.json["quiet"] + [c["key"] for c in r.json["conversations"]]
+    assert not gone.file().exists() and not gone.file("updates").exists()
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    assert KEYS_I[1] not in [e["key"] for e in snap["rounds"]]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and KEYS_I[0] in c.json["confirmed"], c
+    assert not gone.file().exists()
+
+
+def test_an_idle_wait_over_100_rounds_costs_no_points_and_keeps_300_a_minute(fake, tmp_path):
+    from tests.test_wait import core_used
+
+    fake.add_repo(OWNER, NAME)
+    keys = []
+    for n in range(1, 101):
+        fake.add_issue(OWNER, NAME, n)
+        fake.add_comments(OWNER, NAME, n, 1)
+        keys.append(f"{OWNER}/{NAME}/issues/{n}")
+    settle(fake, tmp_path, keys)
+    used = core_used(fake)
+    scale = 0.02  # a minute lasts 1.2 s
+    r = inbox(fake, tmp_path, "--followed", "--wait", 240, "--poll-interval", 5,
+              env=scaled(fake, str(scale)))
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["has_updates"] is False and len(doc["quiet"]) == 100 and doc["polls"] >= 2
+    reqs = [q for q in fake.requests if q.path != "/rate_limit"]
+    assert reqs and all(q.status == 304 for q in reqs)
+    assert len(reqs) <= doc["polls"] * 100  # one conditional request per round per poll
+    assert core_used(fake) == used
+    # at most 300 requests in any minute (scaled), from the fake's own clock of arrival
+    times = sorted(q.time for q in reqs)
+    window = 60 * scale
+    worst = max(sum(1 for t in times[i:] if t < start + window)
+                for i, start in enumerate(times))
+    assert worst <= 300, worst
+    # 4 minutes at 300 a minute (a poll of 100 every 5 s would be 1,200 a minute)
+    assert len(reqs) <= 4 * 300 + 100
