@@ -472,7 +472,7 @@ def test_max_total_gives_every_round_without_a_checkpoint_its_newest_item(gh, tm
     assert r.code == 0, r
     got = by_key(r.json)
     assert list(got) == KEYS_I
-    for k, c in got.items():
+    for c in got.values():
         assert len(c["new_comments"]) == 1
         assert c["new_comments"][0]["id"] == c["latest_comment"]["id"]  # its newest
         assert c["older_not_returned"] == 2

@@ -2,10 +2,10 @@
 (CONTRACT section 18; GitHub's advice against concurrent requests and bursts).
 
 `Throttle` wraps the transport the client sends through: before a request that would be the
-301st within the last 60 s, it sleeps until the oldest of those is 60 s old (each timed when its answer came: GitHub
-received it before). A `deadline`
-(a wait's S) that the sleep would pass ends the read instead (`PastDeadline`): no request
-starts after S. Everything else is the wrapped transport's.
+301st within the last 60 s, it sleeps until the oldest of those is 60 s old (each is timed when
+its answer came in: GitHub received it before that). A `deadline` (a wait's S) that the sleep
+would pass ends the read instead (`PastDeadline`): no request starts after S. Everything else is
+the wrapped transport's.
 """
 
 from __future__ import annotations
