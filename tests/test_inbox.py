@@ -542,3 +542,77 @@ def test_an_idle_wait_over_100_rounds_costs_no_points_and_keeps_300_a_minute(fak
     assert worst <= 300, worst
     # 4 minutes at 300 a minute (a poll of 100 every 5 s would be 1,200 a minute)
     assert len(reqs) <= 4 * 300 + 100
+
+
+# --------------------------------------------------------------------------- signals
+
+def _spawn_inbox(fake, root, *args, pause, script="check_issue_updates.py"):
+    import subprocess
+
+    from tests.support import SCRIPT_PYTHON, SCRIPTS
+
+    env = dict(script_env(fake), GH_MONITOR_TEST_WRITE_PAUSE=pause)
+    cmd = [SCRIPT_PYTHON, str(SCRIPTS / script), "--root", str(root), *map(str, args)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _temp_files(root):
+    return list(state_dir(root).glob(".*tmp-*"))
+
+
+@pytest.mark.parametrize("script", ["check", "confirm"])
+def test_a_signal_before_the_inbox_commit_point_changes_nothing(gh, tmp_path, script):
+    import signal
+
+    from tests.test_round_engine import _wait_for
+
+    settle(gh, tmp_path, KEYS_I[:2])
+    for n in ISSUES[:2]:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    if script == "check":
+        args = follow_all(KEYS_I[:2])
+        proc = _spawn_inbox(gh, tmp_path, *args, pause="write:30")
+    else:
+        r = inbox(gh, tmp_path, *follow_all(KEYS_I[:2]))
+        proc = _spawn_inbox(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                            r.json["snapshot_id"], pause="write:30",
+                            script="get_latest_comments.py")
+    before = {p.name: p.read_bytes() for p in state_dir(tmp_path).glob("*.json")}
+    _wait_for(lambda: _temp_files(tmp_path), proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, (out, err)
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["snapshot_id"] is None, doc
+    assert {p.name: p.read_bytes() for p in state_dir(tmp_path).glob("*.json")} == before
+    assert _temp_files(tmp_path) == []
+
+
+def test_a_signal_after_the_first_rename_finishes_every_write(gh, tmp_path):
+    import signal
+
+    from tests.test_round_engine import _wait_for
+
+    settle(gh, tmp_path, KEYS_I[:2])
+    for n in ISSUES[:2]:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    first = Agent(gh, tmp_path, "--issue", ISSUES[0])
+    old = first.file("updates").read_bytes()
+    proc = _spawn_inbox(gh, tmp_path, *follow_all(KEYS_I[:2]), pause="renamed:1")
+    _wait_for(lambda: first.file("updates").read_bytes() != old, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, (out, err)
+    doc = json.loads(out)
+    assert "interrupted" not in doc and len(doc["conversations"]) == 2
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    assert snap["snapshot_id"] == doc["snapshot_id"]  # the inbox file, written last, too
+    for c in doc["conversations"]:
+        assert json.loads(open(c["updates_file"]).read())["snapshot_id"] == c["snapshot_id"]
+    assert _temp_files(tmp_path) == []
+
+
+def test_get_user_is_asked_once_per_command(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all(), "--ignore-author", "@me")
+    assert r.code == 0, r
+    assert len([q for q in gh.requests if q.path == "/user"]) == 1
