@@ -616,3 +616,28 @@ def test_get_user_is_asked_once_per_command(gh, tmp_path):
     r = inbox(gh, tmp_path, *follow_all(), "--ignore-author", "@me")
     assert r.code == 0, r
     assert len([q for q in gh.requests if q.path == "/user"]) == 1
+
+
+def test_the_summary_format_lists_the_conversations(gh, tmp_path):
+    settle(gh, tmp_path)
+    reply = gh.add_comment(OWNER, NAME, ISSUES[2], "A reply\x1b[2J", user="dave")["id"]
+    r = inbox(gh, tmp_path, *follow_all(), "--format", "summary")
+    assert r.code == 0, r
+    assert f"=== {KEYS_I[2]} ===" in r.stdout and str(reply) in r.stdout
+    assert "\x1b" not in r.stdout  # escaped: a comment cannot rewrite the terminal
+    assert f"quiet: {KEYS_I[0]}" in r.stdout
+
+
+def test_the_largest_x_poll_interval_spaces_the_inbox_polls(gh, tmp_path):
+    settle(gh, tmp_path, KEYS_I)
+    gh.poll_interval = 20
+    try:
+        r = inbox(gh, tmp_path, *follow_all(KEYS_I), "--wait", 60, "--poll-interval", 5,
+                  env=scaled(gh, "0.05"))
+    finally:
+        gh.poll_interval = None
+    assert r.code == 0, r
+    # at 0, 20 and 40 (not 13 polls 5 s apart); none at 60: a poll must end by S
+    assert 2 <= r.json["polls"] <= 3
+    assert 39 <= r.json["waited_seconds"] <= 60
+    assert [q.status for q in gh.requests] == [304] * 3 * r.json["polls"]
