@@ -64,9 +64,11 @@ def files(root):
 
 
 def snapshot(root):
-    """Every state file's bytes (lock files too), to prove that nothing changed."""
+    """Every state file's bytes, to prove that nothing changed (lock files are empty, and
+    taking a lock may create one)."""
     folder = state_dir(root)
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())} if folder.exists() else {}
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())
+            if not p.name.endswith(".lock")} if folder.exists() else {}
 
 
 # --------------------------------------------------------------------------- api_host
@@ -388,3 +390,54 @@ def test_the_inbox_summary_shows_each_conversations_items_and_escapes_every_fiel
     assert any(line.startswith("more in") and "octo/z/issues/4" in line for line in lines)
     assert "inbox snapshot: S1" in lines and "waited 12.5 s, 2 poll(s)" in lines
     assert lines[0].startswith("inbox: 2 conversation(s) of 7 followed")
+
+
+# --------------------------------------------------------------------------- unfollow and the inbox
+
+def _inbox(root):
+    import sys
+
+    from tests.support import SCRIPTS
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.inbox_file import InboxFile
+
+    folder = state_dir(root)
+    return InboxFile(str(root), str(folder))
+
+
+def test_unfollow_marks_the_key_in_every_kept_inbox_snapshot_and_nothing_else(gh, tmp_path):
+    import sys
+
+    from tests.support import SCRIPTS
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.inbox_file import round_entry
+
+    a, b = Agent(gh, tmp_path, "--issue", ISSUE), Agent(gh, tmp_path, "--pr", PR)
+    ra, rb = a.look_and_confirm(), b.look_and_confirm()
+    key_a, key_b = f"{OWNER}/{NAME}/issues/{ISSUE}", f"{OWNER}/{NAME}/pull/{PR}"
+    inbox = _inbox(tmp_path)
+    with inbox.locked():
+        for n in range(3):
+            inbox.add({"snapshot_id": f"S{n}", "retrieved_at": "2026-12-02T03:00:00Z",
+                       "rounds": [round_entry(key_a, ra["snapshot_id"], None,
+                                              ra["recommended_checkpoint"]),
+                                  round_entry(key_b, rb["snapshot_id"], None,
+                                              rb["recommended_checkpoint"])]})
+    r = latest(gh, tmp_path, "--unfollow", f"{OWNER}/{NAME}#{ISSUE}")
+    assert r.code == 0 and r.json["inbox_snapshots_marked"] == 3, r
+    snaps = inbox.read()
+    assert [[e["unfollowed"] for e in s["rounds"]] for s in snaps] == [[True, False]] * 3
+    again = latest(gh, tmp_path, "--unfollow", f"{OWNER}/{NAME}#{ISSUE}")
+    assert again.code == 0 and again.json["inbox_snapshots_marked"] == 0  # already marked
+
+
+def test_unfollow_refuses_when_the_inbox_file_is_corrupt_and_removes_nothing(gh, tmp_path):
+    a = Agent(gh, tmp_path, "--issue", ISSUE)
+    a.look_and_confirm()
+    (state_dir(tmp_path) / "inbox-updates.json").write_text('{"snapshots": 3}')
+    before = snapshot(tmp_path)
+    r = latest(gh, tmp_path, "--unfollow", f"{OWNER}/{NAME}#{ISSUE}")
+    assert r.code == 7 and "inbox file" in r.json["error"]["message"], r
+    assert snapshot(tmp_path) == before
