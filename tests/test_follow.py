@@ -388,7 +388,10 @@ def test_the_inbox_summary_shows_each_conversations_items_and_escapes_every_fiel
     assert "quiet: octo/hello/issues/9" in lines and "unfollowed: octo/y/pull/3" in lines
     assert "skipped octo/far/issues/2 (API host github.com)" in lines
     assert any(line.startswith("more in") and "octo/z/issues/4" in line for line in lines)
-    assert "inbox snapshot: S1" in lines and "waited 12.5 s, 2 poll(s)" in lines
+    assert "snapshot: S1" in lines and "waited 12.5 s, 2 poll(s)" in lines
+    # the inbox's snapshot is the one to confirm; each round's own is named as such
+    assert [line for line in lines if line.startswith("snapshot: ")] == ["snapshot: S1"]
+    assert sum(line.startswith("round snapshot: ") for line in lines) == 2
     assert lines[0].startswith("inbox: 2 conversation(s) of 7 followed")
 
 
