@@ -13,6 +13,8 @@ r"""Fetch issue comments by selector, or confirm a check's snapshot as the new c
   python3 scripts/get_latest_comments.py --repo octo/demo --pr 7 --review-id 3100000042
   python3 scripts/get_latest_comments.py --repo octo/demo --pr 7 --confirm-updates --snapshot-id S
   python3 scripts/get_latest_comments.py --followed --retained triage
+  python3 scripts/get_latest_comments.py --followed --confirm-updates --snapshot-id S \
+      --retained triage
   python3 scripts/get_latest_comments.py --unfollow https://github.com/octo/demo/pull/7 \
       --retained triage
 
@@ -63,6 +65,9 @@ def main(argv):
     f.add_argument("--followed", action="store_true",
                    help="alone: list the rounds followed in this work folder (a checkpoint "
                    "each; no request)")
+    f.add_argument("--follow", action="append", metavar="REF",
+                   help="with --confirm-updates --snapshot-id S: confirm only these rounds of "
+                   "inbox snapshot S (repeatable)")
     f.add_argument("--unfollow", nargs="?", const="", metavar="REF",
                    help="stop following a round: remove its checkpoint, updates and hints files "
                    "(no request). REF: a web or API URL, O/R/issues/N, O/R/pull/N or O/R#N; "
@@ -75,4 +80,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(gic.run(main))
+    sys.exit(gic.run(main, exit_code=gic.exit_code))

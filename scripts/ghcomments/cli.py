@@ -267,6 +267,18 @@ def _write_all(data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def exit_code_of(code: Any) -> int:
+    """Section 10's exit code of an error object's `code` (an inbox document's `error`)."""
+    from . import errors
+
+    for cls in (errors.UsageError, errors.DependencyError, errors.AuthError,
+                errors.NotFoundError, errors.RateLimitedError, errors.NetworkError,
+                errors.ServerError, errors.StateError):
+        if cls.code == code:
+            return cls.exit_code
+    return 1
+
+
 def emit_error(err: BundleError) -> int:
     interrupt.hold()
     err.message = scrub(err.message)
