@@ -159,3 +159,326 @@ def test_one_round_flags_do_not_go_with_follow(gh, tmp_path, flag):
     assert r.code == 2, r
     assert r.json["error"]["code"] == "usage"
     assert len(gh.requests) == 0
+
+
+# --------------------------------------------------------------------------- one wait
+
+def scaled(fake, scale="0.02"):
+    return script_env(fake, GH_MONITOR_TEST_TIME_SCALE=scale)
+
+
+def test_a_wait_wakes_on_a_person_while_a_bot_comments_elsewhere(gh, tmp_path):
+    from tests.test_wait import OnPoll
+
+    settle(gh, tmp_path)
+    bot = lambda: gh.add_comment(OWNER, NAME, ISSUES[0], "CI passed", user="ci-helper[bot]",
+                                 user_type="Bot", association="NONE")["id"]
+    person = lambda: gh.add_comment(OWNER, NAME, PRS[1], "Looks good, one question",
+                                    user="maintainer", association="MEMBER")["id"]
+    # one poll: 3 issue probes + 2 x 2 PR probes = 7 conditional requests
+    hooks = OnPoll(gh, {2: bot, 7 * 2 + 5: person})
+    r = inbox(gh, tmp_path, *follow_all(), "--humans-only", "--wait", 3600,
+              "--poll-interval", 5, env=scaled(gh))
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["has_updates"] is True
+    got = by_key(doc)
+    assert ids(got[KEYS_P[1]]["new_comments"]) == [hooks.results[7 * 2 + 5]]
+    assert got.get(KEYS_I[0], {}).get("new_comments", []) == []  # the bot: left out, counted
+    assert doc["polls"] >= 3
+    # the bot's round moved past its comment (counted) and is confirmed with the others
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    rec = {e["key"]: e["recommended_checkpoint"] for e in snap["rounds"]}
+    assert rec[KEYS_I[0]]["last_comment_id"] == hooks.results[2]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               doc["snapshot_id"])
+    assert c.code == 0, c
+    assert KEYS_I[0] in c.json["confirmed"] and KEYS_P[1] in c.json["confirmed"]
+
+
+def test_an_idle_wait_is_all_304_and_costs_no_points(gh, tmp_path):
+    from tests.test_wait import core_used
+
+    settle(gh, tmp_path)
+    used = core_used(gh)
+    r = inbox(gh, tmp_path, *follow_all(), "--wait", 60, "--poll-interval", 5,
+              env=scaled(gh, "0.05"))
+    assert r.code == 0, r
+    assert r.json["has_updates"] is False and r.json["polls"] >= 2
+    assert r.json["waited_seconds"] <= 60 + 3 * 30
+    reqs = [q for q in gh.requests if q.path != "/rate_limit"]
+    assert all(q.status == 304 for q in reqs), [(q.path, q.status) for q in reqs]
+    assert len(reqs) <= r.json["polls"] * 7
+    assert core_used(gh) == used
+
+
+# --------------------------------------------------------------------------- confirms
+
+def test_an_inbox_confirm_applies_although_a_single_check_replaced_an_updates_file(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 0, r
+    snap = r.json["snapshot_id"]
+    a = Agent(gh, tmp_path, "--issue", ISSUES[1])
+    single = a.check()  # replaces that round's updates file with its own snapshot
+    assert single.code == 0 and single.json["snapshot_id"] != by_key(r.json)[KEYS_I[1]][
+        "snapshot_id"]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id", snap)
+    assert c.code == 0, c
+    assert c.json["confirmed"] == KEYS_I + KEYS_P and c.json["refused"] == []
+    assert len(gh.requests) == 0  # no network
+    cp = json.loads(a.file().read_text())
+    assert cp["last_comment_id"] == by_key(r.json)[KEYS_I[1]]["new_comments"][-1]["id"]
+    # the single check's snapshot (read after no checkpoint) is now refused alone
+    assert a.confirm(single.json["snapshot_id"]).code in (0, 7)
+
+
+def test_an_inbox_confirm_refuses_a_round_confirmed_alone_in_between(gh, tmp_path):
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comments(OWNER, NAME, n, 4)
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 0, r
+    a = Agent(gh, tmp_path, "--issue", ISSUES[2])
+    partial = a.check("--limit", 2)  # confirmed alone to a point between the recorded cursors
+    assert a.confirm(partial.json["snapshot_id"]).code == 0
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 7, c
+    assert [x["key"] for x in c.json["refused"]] == [KEYS_I[2]]
+    assert c.json["error"]["code"] == "state" and KEYS_I[2] in c.json["error"]["message"]
+    assert c.json["confirmed"] == KEYS_I[:2]
+    assert set(c.json["already_applied"]) == set(KEYS_P)
+    assert json.loads(a.file().read_text())["last_comment_id"] == ids(
+        partial.json["new_comments"])[-1]
+    # confirmed again: already applied where it went through, still refused where it did not
+    c2 = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                r.json["snapshot_id"])
+    assert c2.code == 7 and set(c2.json["already_applied"]) == set(KEYS_I[:2] + KEYS_P)
+
+
+def test_an_unknown_inbox_snapshot_is_exit_7_and_changes_nothing(gh, tmp_path):
+    settle(gh, tmp_path)
+    before = {p.name: p.read_bytes() for p in state_dir(tmp_path).iterdir()}
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id", "f" * 32)
+    assert c.code == 7, c
+    assert {p.name: p.read_bytes() for p in state_dir(tmp_path).iterdir()} == before
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates")
+    assert c.code == 2, c
+
+
+def test_follow_picks_rounds_of_the_snapshot_and_a_stranger_is_exit_2(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all(KEYS_I))
+    snap = r.json["snapshot_id"]
+    c = latest(gh, tmp_path, "--follow", KEYS_P[0], "--confirm-updates", "--snapshot-id", snap)
+    assert c.code == 2, c
+    assert not Agent(gh, tmp_path, "--issue", ISSUES[0]).file().exists()
+    c = latest(gh, tmp_path, "--follow", f"{OWNER}/{NAME}#{ISSUES[1]}", "--confirm-updates",
+               "--snapshot-id", snap)
+    assert c.code == 0, c
+    assert c.json["confirmed"] == [KEYS_I[1]]
+    assert not Agent(gh, tmp_path, "--issue", ISSUES[0]).file().exists()
+
+
+def test_an_unfollowed_round_is_skipped_by_the_confirm_and_never_recreated(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all())
+    u = latest(gh, tmp_path, "--unfollow", KEYS_I[0])
+    assert u.code == 0, u
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0, c
+    assert c.json["unfollowed"] == [KEYS_I[0]]
+    assert KEYS_I[0] not in c.json["confirmed"]
+    assert not Agent(gh, tmp_path, "--issue", ISSUES[0]).file().exists()
+
+
+@pytest.fixture
+def web_urls(gh):
+    """The fake's html_url on its own origin: its web host is the API's (section 18)."""
+    before = gh.html_base
+    gh.html_base = gh.url
+    yield gh
+    gh.html_base = before
+
+
+def test_a_round_followed_from_the_writers_url_starts_at_that_comment(web_urls, tmp_path):
+    gh = web_urls
+    env = script_env(gh)
+    mine = run_script("manage_issue_comment.py", "--action", "create", "--repo",
+                      f"{OWNER}/{NAME}", "--issue", ISSUES[0], "--body-file", "-",
+                      stdin=b"My question", env=env)
+    assert mine.code == 0, mine
+    url, my_id = mine.json["url"], int(mine.json["commentId"])
+    reply = gh.add_comment(OWNER, NAME, ISSUES[0], "An answer", user="dave")["id"]
+    r = inbox(gh, tmp_path, "--follow", url, env=env)
+    assert r.code == 0, r
+    (conv,) = r.json["conversations"]
+    assert conv["previous_checkpoint"]["last_comment_id"] == my_id
+    assert ids(conv["new_comments"]) == [reply]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and c.json["confirmed"] == [KEYS_I[0]], c
+    a = Agent(gh, tmp_path, "--issue", ISSUES[0])
+    assert json.loads(a.file().read_text())["last_comment_id"] == reply
+    # a single round's confirm after --after-comment-id on a round without checkpoint, too
+    b = Agent(gh, tmp_path, "--issue", ISSUES[1])
+    first = gh.add_comment(OWNER, NAME, ISSUES[1], "mine", user="octocat")["id"]
+    later = gh.add_comment(OWNER, NAME, ISSUES[1], "theirs", user="dave")["id"]
+    s = b.check("--after-comment-id", first)
+    assert ids(s.json["new_comments"]) == [later]
+    assert b.confirm(s.json["snapshot_id"]).code == 0
+    assert json.loads(b.file().read_text())["last_comment_id"] == later
+
+
+# --------------------------------------------------------------------------- errors
+
+def tree(root):
+    folder = state_dir(root)
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())} if folder.exists() else {}
+
+
+def test_errors_stay_with_their_round_beside_rounds_read_normally(gh, tmp_path):
+    import fcntl
+    import os
+
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    corrupt = Agent(gh, tmp_path, "--issue", ISSUES[1])
+    corrupt.file().write_text("{not json")
+    locked = Agent(gh, tmp_path, "--pr", PRS[0])
+    fd = os.open(state_dir(tmp_path) / f".{locked.stem}.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    locked_before = locked.file("updates").read_bytes()
+    try:
+        r = inbox(gh, tmp_path, *follow_all(), "--follow", f"{OWNER}/{NAME}/issues/404")
+    finally:
+        os.close(fd)
+    assert r.code == 0, r
+    doc = r.json
+    errors = {e["key"]: e["error"]["code"] for e in doc["errors"]}
+    assert errors == {KEYS_I[1]: "state", f"{OWNER}/{NAME}/issues/404": "not_found",
+                      KEYS_P[0]: "state"}
+    assert [c["key"] for c in doc["conversations"]] == [KEYS_I[0], KEYS_I[2]]
+    assert corrupt.file().read_text() == "{not json"  # left as it is
+    assert locked.file("updates").read_bytes() == locked_before
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    assert {e["key"] for e in snap["rounds"]} == {KEYS_I[0], KEYS_I[2], KEYS_P[1]}
+
+
+def test_no_round_readable_is_the_inbox_document_with_the_first_error(gh, tmp_path):
+    r = inbox(gh, tmp_path, "--follow", f"{OWNER}/{NAME}/issues/404",
+              "--follow", f"{OWNER}/{NAME}/pull/405")
+    assert r.code == 4, r
+    assert r.json["error"]["code"] == "not_found"
+    assert [e["key"] for e in r.json["errors"]] == [f"{OWNER}/{NAME}/issues/404",
+                                                     f"{OWNER}/{NAME}/pull/405"]
+    assert r.json["snapshot_id"] is None
+    assert not (state_dir(tmp_path) / "inbox-updates.json").exists()
+
+
+def test_a_rate_limit_ends_the_whole_command_and_changes_no_file(gh, tmp_path):
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    before = tree(tmp_path)
+    gh.inject(path=f"/issues/{ISSUES[1]}/comments", status=403, times=None,
+              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": "9999999999"},
+              body={"message": "API rate limit exceeded"})
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 5, r
+    assert r.json["error"]["code"] == "rate_limited" and "conversations" not in r.json
+    after = {k: v for k, v in tree(tmp_path).items() if not k.startswith(".")}
+    assert after == {k: v for k, v in before.items() if not k.startswith(".")}
+
+
+def test_the_same_5xx_on_two_rounds_in_a_row_ends_the_command(gh, tmp_path):
+    settle(gh, tmp_path)
+    for n in ISSUES:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    gh.inject(path=r"/issues/(5|9)/comments", status=502, times=None)
+    r = inbox(gh, tmp_path, *follow_all(), "--max-wait", 0)
+    assert r.code == 6, r
+    assert r.json["error"]["code"] == "server"
+
+
+def test_one_5xx_round_is_that_rounds_error(gh, tmp_path):
+    settle(gh, tmp_path)
+    gh.inject(path=r"/issues/9/comments", status=502, times=None)
+    r = inbox(gh, tmp_path, *follow_all(), "--max-wait", 0)
+    assert r.code == 0, r
+    assert [(e["key"], e["error"]["code"]) for e in r.json["errors"]] == [(KEYS_I[1], "server")]
+    assert r.json["quiet"] == [KEYS_I[0], KEYS_I[2]] + KEYS_P
+
+
+# --------------------------------------------------------------------------- --max-total
+
+def review(fake, pr, comments, user="bob"):
+    notes = [{"path": f"src/m{i}.py", "line": 10 + i, "body": f"note {i}"}
+             for i in range(comments)]
+    started = fake.start_review(OWNER, NAME, pr, user, body="See the notes.", comments=notes)
+    fake.advance(60)
+    fake.submit_review(started["id"], state="COMMENTED")
+    fake.advance(60)
+    return started["id"], list(started["comment_ids"])
+
+
+def items_of(doc):
+    n = 0
+    for c in doc["conversations"]:
+        n += len(c["new_comments"]) + len(c.get("new_reviews", [])) + len(
+            c.get("new_review_comments", []))
+    return n
+
+
+def test_max_total_batches_return_every_item_exactly_once(gh, tmp_path):
+    settle(gh, tmp_path)
+    expect = set()
+    for n in ISSUES:
+        expect |= {("c", i) for i in gh.add_comments(OWNER, NAME, n, 7)}
+    for _ in range(2):
+        rid, cids = review(gh, PRS[0], 2)
+        expect |= {("r", rid)} | {("rc", i) for i in cids}
+    rid, cids = review(gh, PRS[1], 6)  # larger than the bound: comes whole, alone
+    expect |= {("r", rid)} | {("rc", i) for i in cids}
+    expect |= {("c", i) for i in gh.add_comments(OWNER, NAME, PRS[1], 3)}
+    seen, docs = [], 0
+    while True:
+        r = inbox(gh, tmp_path, *follow_all(), "--max-total", 5)
+        assert r.code == 0, r
+        doc = r.json
+        docs += 1
+        if not doc["has_updates"]:
+            assert doc["more_in"] == []
+            break
+        n = items_of(doc)
+        assert n <= 5 or (n == 7 and len(doc["conversations"]) == 1), doc
+        for c in doc["conversations"]:
+            seen += [("c", x["id"]) for x in c["new_comments"]]
+            seen += [("r", x["id"]) for x in c.get("new_reviews", [])]
+            seen += [("rc", x["id"]) for x in c.get("new_review_comments", [])]
+            if c["key"] in doc["more_in"]:
+                assert c["more_available"] is True
+        c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                   doc["snapshot_id"])
+        assert c.code == 0, c
+        assert docs < 20
+    assert len(seen) == len(set(seen)), "an item returned twice"
+    assert set(seen) == expect
+    assert docs >= len(expect) // 5
+
+
+def test_max_total_gives_every_round_without_a_checkpoint_its_newest_item(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all(KEYS_I), "--max-total", 1)
+    assert r.code == 0, r
+    got = by_key(r.json)
+    assert list(got) == KEYS_I
+    for k, c in got.items():
+        assert len(c["new_comments"]) == 1
+        assert c["new_comments"][0]["id"] == c["latest_comment"]["id"]  # its newest
+        assert c["older_not_returned"] == 2
+
+
+def test_max_total_goes_with_the_inbox_only(gh, tmp_path):
+    r = run_script("check_issue_updates.py", "--repo", f"{OWNER}/{NAME}", "--issue", 5,
+                   "--root", tmp_path, "--max-total", 3, env=script_env(gh))
+    assert r.code == 2, r

@@ -53,6 +53,8 @@ class Member:
     reading: Optional[Reading] = None
     cursors: Cursors = None          # a wait's position (inbox_wait.py)
     poll_hints: Any = None
+    advanced: bool = False           # the last poll moved the cursor (left-out items only)
+    total_filtered: Dict[str, Any] = field(default_factory=dict)  # over a wait's polls
     filtered: Dict[str, Any] = field(default_factory=dict)
     requests: int = 0
     error: Optional[BundleError] = None
@@ -172,13 +174,15 @@ def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:
     return True  # a rate limit, a usage error, a missing dependency, a bug: the command's
 
 
-def read_member(m: Member, limit: int, client: Any, last: Optional[BundleError]
-                ) -> Optional[BundleError]:
-    """Read one round (the thread hook waits for --max-total's cut); the error that stays
-    with the round, for the next round's test of two in a row."""
+def read_member(m: Member, limit: int, client: Any, last: Optional[BundleError],
+                waiting: bool = False) -> Optional[BundleError]:
+    """Read one round (from its start, or `waiting`: from where its last poll left it; the
+    thread hook waits for --max-total's cut); the error that stays with the round, for the
+    next round's test of two in a row."""
     before = client.requests
+    cursors, hints = (m.cursors, m.poll_hints) if waiting else (m.previous, m.hints)
     try:
-        m.reading = m.rnd.read(m.previous, m.hints, limit, hook=False)
+        m.reading = m.rnd.read(cursors, hints, limit, hook=False)
         m.filtered = dict(m.reading.filtered)
         return None
     except BundleError as err:
