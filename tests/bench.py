@@ -1090,8 +1090,9 @@ class InboxRow:
     pulls: int
     poll: Dict[str, Wire]  # one idle poll, by column
     wait: Optional[Wire]  # the inbox's idle --wait (scaled)
-    per_poll_seconds: List[float]  # the wait's polls: first to last request of each
+    per_poll_seconds: List[float]  # the wait's polls that sent requests: first to last
     most_per_minute: int  # the most requests the wait sent in any (scaled) minute
+    poll_requests: List[int] = field(default_factory=list)  # each such poll's requests
 
     @property
     def bound(self) -> int:
@@ -1118,21 +1119,22 @@ def inbox_check(h: Harness, token: str, root: Path, *args, env: Optional[Dict[st
                    str(root), *map(str, args)], env or h.script_env(token))
 
 
-def per_poll(log: Sequence, polls: int) -> Tuple[List[float], int, int]:
-    """The wait's log cut into its polls (equal shares: every idle poll sends the same
-    requests): (each poll's first-to-last request seconds, requests a poll, the most requests
-    in any window of 60 × INBOX_SCALE seconds)."""
-    size = len(log) // polls if polls else 0
-    if not size or size * polls != len(log):
-        raise BenchError(f"the idle wait sent {len(log)} requests in {polls} polls: not the "
-                         "same requests every poll")
-    spans = [log[i + size - 1].time - log[i].time for i in range(0, len(log), size)]
+def per_poll(log: Sequence) -> Tuple[List[float], List[int], int]:
+    """The wait's log cut into its polls by the sleeps between them (a gap of more than half
+    the scaled interval): (each poll's first-to-last request seconds, each poll's requests,
+    the most requests in any window of 60 × INBOX_SCALE seconds: one scaled minute)."""
+    gap = INBOX_INTERVAL * INBOX_SCALE / 2
+    groups: List[list] = []
+    for entry in log:
+        if not groups or entry.time - groups[-1][-1].time > gap:
+            groups.append([])
+        groups[-1].append(entry)
     window, most, start = 60 * INBOX_SCALE, 0, 0
     for end in range(len(log)):
         while log[end].time - log[start].time >= window:
             start += 1
         most = max(most, end - start + 1)
-    return spans, size, most
+    return [g[-1].time - g[0].time for g in groups], [len(g) for g in groups], most
 
 
 def measure_inbox(h: Harness, sizes: Sequence[int] = INBOX_SIZES,
@@ -1215,10 +1217,10 @@ def measure_inbox_of(h: Harness, rounds: List[Tuple[str, int]], columns: Sequenc
     if doc["has_updates"] or set(row.wait.statuses) != {304}:
         raise BenchError(f"the idle inbox wait over {n} rounds found updates or sent a "
                          f"request not answered 304: {sorted(set(row.wait.statuses))}")
-    row.per_poll_seconds, size, row.most_per_minute = per_poll(logs[-1], doc["polls"])
-    if size > row.bound:
-        raise BenchError(f"an idle poll of the wait over {n} rounds sent {size} requests "
-                         f"(bound {row.bound})")
+    row.per_poll_seconds, row.poll_requests, row.most_per_minute = per_poll(logs[-1])
+    if any(size > row.bound for size in row.poll_requests):
+        raise BenchError(f"an idle poll of the wait over {n} rounds sent more requests than "
+                         f"the bound {row.bound}: {row.poll_requests}")
     return row
 
 
@@ -1237,19 +1239,23 @@ def table_inbox(rows: List[InboxRow], columns: Sequence[str]) -> str:
 
 
 def table_inbox_wait(rows: List[InboxRow]) -> str:
-    lines = ["| rounds | polls | requests | a poll | points | most in any minute | "
-             "a poll's requests, first to last (median) | wall time (scaled) | one command "
-             "per round, the same polls | `gh api` per conversation, the same polls |",
+    lines = ["| rounds | polls (`polls`; of them with requests) | requests | a poll | points | "
+             "most in any minute | a poll's requests, first to last (median) | wall time "
+             "(scaled) | one command per round, the same polls | `gh api` per conversation, "
+             "the same polls |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in rows:
         w = r.wait
         if w is None:
             continue
         polls = w.polls or 0
-        lines.append(f"| {r.rounds} | {polls} | {w.requests:,} | {w.requests // max(polls, 1)} "
+        sizes = sorted(set(r.poll_requests))
+        lines.append(f"| {r.rounds} | {polls}; {len(r.poll_requests)} | {w.requests:,} | "
+                     f"{', '.join(map(str, sizes))} "
                      f"| {w.points} | {r.most_per_minute} | "
                      f"{fmt_ms(statistics.median(r.per_poll_seconds))} | {w.seconds:.1f} s | "
-                     f"{polled(r.poll.get('each'), polls)} | {polled(r.poll.get('gh'), polls)} |")
+                     f"{polled(r.poll.get('each'), len(r.poll_requests))} | "
+                     f"{polled(r.poll.get('gh'), len(r.poll_requests))} |")
     return "\n".join(lines)
 
 
