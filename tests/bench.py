@@ -1076,7 +1076,8 @@ def measure_loop(h: Harness, issue: int, comments: int, scale: float,
 INBOX_SIZES = (1, 10, 100)
 INBOX_COMMENTS = 30  # conversation comments of each followed issue or pull request
 INBOX_PR_EVERY = 5  # every 5th followed round is a pull request (3 reviews, 6 inline comments)
-INBOX_WAIT, INBOX_INTERVAL, INBOX_SCALE = 600, 30, 0.01
+# × 0.05: a poll of 100 rounds (about 0.5 s here) stays well inside the scaled interval (1.5 s)
+INBOX_WAIT, INBOX_INTERVAL, INBOX_SCALE = 600, 30, 0.05
 INBOX_COLUMNS = ("inbox", "each", "gh")
 INBOX_TITLES = {"inbox": "this bundle, one inbox command (`--followed`)",
                 "each": "this bundle, one `check_issue_updates.py` per round",
@@ -1120,10 +1121,10 @@ def inbox_check(h: Harness, token: str, root: Path, *args, env: Optional[Dict[st
 
 
 def per_poll(log: Sequence) -> Tuple[List[float], List[int], int]:
-    """The wait's log cut into its polls by the sleeps between them (a gap of more than half
-    the scaled interval): (each poll's first-to-last request seconds, each poll's requests,
+    """The wait's log cut into its polls by the sleeps between them (a gap of more than a
+    quarter of the scaled interval): (each poll's first-to-last request seconds, each poll's requests,
     the most requests in any window of 60 × INBOX_SCALE seconds: one scaled minute)."""
-    gap = INBOX_INTERVAL * INBOX_SCALE / 2
+    gap = INBOX_INTERVAL * INBOX_SCALE / 4
     groups: List[list] = []
     for entry in log:
         if not groups or entry.time - groups[-1][-1].time > gap:
@@ -1253,7 +1254,7 @@ def table_inbox_wait(rows: List[InboxRow]) -> str:
         lines.append(f"| {r.rounds} | {polls}; {len(r.poll_requests)} | {w.requests:,} | "
                      f"{', '.join(map(str, sizes))} "
                      f"| {w.points} | {r.most_per_minute} | "
-                     f"{fmt_ms(statistics.median(r.per_poll_seconds))} | {w.seconds:.1f} s | "
+                     f"{fmt_ms(statistics.median(r.per_poll_seconds))} ms | {w.seconds:.1f} s | "
                      f"{polled(r.poll.get('each'), len(r.poll_requests))} | "
                      f"{polled(r.poll.get('gh'), len(r.poll_requests))} |")
     return "\n".join(lines)
@@ -1278,11 +1279,24 @@ def inbox_findings(rows: List[InboxRow], columns: Sequence[str]) -> List[str]:
     for r in rows:
         if "each" in r.poll:
             inbox, each = r.poll["inbox"], r.poll["each"]
-            notes.append(f"{r.rounds} round(s): the inbox {inbox.requests} requests in "
-                         f"{inbox.seconds:.2f} s against {each.requests} in {each.seconds:.2f} s "
-                         f"from {r.rounds} separate commands"
-                         + (f"; `gh api` {r.poll['gh'].points} points a poll"
+            notes.append(f"{r.rounds} round(s): one inbox command sends {inbox.requests} "
+                         f"request(s), all 304, in {inbox.seconds:.2f} s; {r.rounds} separate "
+                         f"commands send the same {each.requests} in {each.seconds:.2f} s"
+                         + (f"; `gh api --paginate` costs {r.poll['gh'].points} point(s) a "
+                            f"poll and {fmt_bytes(r.poll['gh'].stdout)} to read"
                             if "gh" in r.poll else "") + ".")
+    for r in rows:
+        w = r.wait
+        if w is not None and w.polls and w.polls > len(r.poll_requests):
+            notes.append(f"{r.rounds} round(s): `polls` says {w.polls}; "
+                         f"{w.polls - len(r.poll_requests)} of them (the last, at S) sent no "
+                         "request: no request starts after S.")
+            break
+    capped = [r for r in rows if r.wait is not None and r.most_per_minute >= 300]
+    if capped:
+        notes.append(f"{capped[0].rounds} rounds: {capped[0].bound} requests a poll, a poll "
+                     f"every {INBOX_INTERVAL} s; one minute can hold two polls and part of a "
+                     "third, and the throttle (300 in any 60 s) held the rest back.")
     notes.append(f"The wait: `check_issue_updates.py --followed --wait {INBOX_WAIT} "
                  f"--poll-interval {INBOX_INTERVAL}` with nothing new, time × {INBOX_SCALE:g} "
                  "(GH_MONITOR_TEST_TIME_SCALE, test-only): `waited_seconds` and the request "
