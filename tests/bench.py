@@ -2,8 +2,9 @@
 """`make bench`: the bundle against the tools a user would otherwise pick, on the fake GitHub.
 
     .venv/bin/python tests/bench.py                      # everything: 2.5 to 3 minutes, plus
-                                                         # about 2.5 for parts 4 and 5, and
-                                                         # 15 s for part 7
+                                                         # about 2.5 for parts 4 and 5,
+                                                         # 15 s for part 7 and 4 minutes for
+                                                         # part 8
     .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
     .venv/bin/python tests/bench.py --runs 1 --sizes 100 --no-handoff --no-wait --pr-runs 1
 
