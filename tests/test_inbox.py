@@ -472,7 +472,7 @@ def test_max_total_gives_every_round_without_a_checkpoint_its_newest_item(gh, tm
     assert r.code == 0, r
     got = by_key(r.json)
     assert list(got) == KEYS_I
-    for k, c in got.items():
+    for c in got.values():
         assert len(c["new_comments"]) == 1
         assert c["new_comments"][0]["id"] == c["latest_comment"]["id"]  # its newest
         assert c["older_not_returned"] == 2
@@ -482,3 +482,137 @@ def test_max_total_goes_with_the_inbox_only(gh, tmp_path):
     r = run_script("check_issue_updates.py", "--repo", f"{OWNER}/{NAME}", "--issue", 5,
                    "--root", tmp_path, "--max-total", 3, env=script_env(gh))
     assert r.code == 2, r
+
+
+def test_an_unfollow_during_a_wait_drops_the_round(gh, tmp_path):
+    from tests.test_wait import OnPoll
+
+    settle(gh, tmp_path)
+    env = scaled(gh)
+    gone = Agent(gh, tmp_path, "--issue", ISSUES[1])
+
+    def unfollow():
+        u = run_script("get_latest_comments.py", "--root", tmp_path, "--unfollow", KEYS_I[1],
+                       env=env)
+        assert u.code == 0, u
+        return u
+
+    person = lambda: gh.add_comment(OWNER, NAME, ISSUES[0], "Here you go",
+                                    user="maintainer")["id"]
+    OnPoll(gh, {3: unfollow, 7 * 2 + 1: person})
+    r = inbox(gh, tmp_path, *follow_all(), "--wait", 3600, "--poll-interval", 5, env=env)
+    assert r.code == 0, r
+    assert r.json["unfollowed"] == [KEYS_I[1]]
+    assert KEYS_I[1] not in r.json["quiet"] + [c["key"] for c in r.json["conversations"]]
+    assert not gone.file().exists() and not gone.file("updates").exists()
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    assert KEYS_I[1] not in [e["key"] for e in snap["rounds"]]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and KEYS_I[0] in c.json["confirmed"], c
+    assert not gone.file().exists()
+
+
+def test_an_idle_wait_over_100_rounds_costs_no_points_and_keeps_300_a_minute(fake, tmp_path):
+    from tests.test_wait import core_used
+
+    fake.add_repo(OWNER, NAME)
+    keys = []
+    for n in range(1, 101):
+        fake.add_issue(OWNER, NAME, n)
+        fake.add_comments(OWNER, NAME, n, 1)
+        keys.append(f"{OWNER}/{NAME}/issues/{n}")
+    settle(fake, tmp_path, keys)
+    used = core_used(fake)
+    scale = 0.02  # a minute lasts 1.2 s
+    r = inbox(fake, tmp_path, "--followed", "--wait", 240, "--poll-interval", 5,
+              env=scaled(fake, str(scale)))
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["has_updates"] is False and len(doc["quiet"]) == 100 and doc["polls"] >= 2
+    reqs = [q for q in fake.requests if q.path != "/rate_limit"]
+    assert reqs and all(q.status == 304 for q in reqs)
+    assert len(reqs) <= doc["polls"] * 100  # one conditional request per round per poll
+    assert core_used(fake) == used
+    # at most 300 requests in any minute (scaled), from the fake's own clock of arrival
+    times = sorted(q.time for q in reqs)
+    window = 60 * scale
+    worst = max(sum(1 for t in times[i:] if t < start + window)
+                for i, start in enumerate(times))
+    assert worst <= 300, worst
+    # 4 minutes at 300 a minute (a poll of 100 every 5 s would be 1,200 a minute)
+    assert len(reqs) <= 4 * 300 + 100
+
+
+# --------------------------------------------------------------------------- signals
+
+def _spawn_inbox(fake, root, *args, pause, script="check_issue_updates.py"):
+    import subprocess
+
+    from tests.support import SCRIPT_PYTHON, SCRIPTS
+
+    env = dict(script_env(fake), GH_MONITOR_TEST_WRITE_PAUSE=pause)
+    cmd = [SCRIPT_PYTHON, str(SCRIPTS / script), "--root", str(root), *map(str, args)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _temp_files(root):
+    return list(state_dir(root).glob(".*tmp-*"))
+
+
+@pytest.mark.parametrize("script", ["check", "confirm"])
+def test_a_signal_before_the_inbox_commit_point_changes_nothing(gh, tmp_path, script):
+    import signal
+
+    from tests.test_round_engine import _wait_for
+
+    settle(gh, tmp_path, KEYS_I[:2])
+    for n in ISSUES[:2]:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    if script == "check":
+        args = follow_all(KEYS_I[:2])
+        proc = _spawn_inbox(gh, tmp_path, *args, pause="write:30")
+    else:
+        r = inbox(gh, tmp_path, *follow_all(KEYS_I[:2]))
+        proc = _spawn_inbox(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                            r.json["snapshot_id"], pause="write:30",
+                            script="get_latest_comments.py")
+    before = {p.name: p.read_bytes() for p in state_dir(tmp_path).glob("*.json")}
+    _wait_for(lambda: _temp_files(tmp_path), proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, (out, err)
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["snapshot_id"] is None, doc
+    assert {p.name: p.read_bytes() for p in state_dir(tmp_path).glob("*.json")} == before
+    assert _temp_files(tmp_path) == []
+
+
+def test_a_signal_after_the_first_rename_finishes_every_write(gh, tmp_path):
+    import signal
+
+    from tests.test_round_engine import _wait_for
+
+    settle(gh, tmp_path, KEYS_I[:2])
+    for n in ISSUES[:2]:
+        gh.add_comment(OWNER, NAME, n, "news", user="dave")
+    first = Agent(gh, tmp_path, "--issue", ISSUES[0])
+    old = first.file("updates").read_bytes()
+    proc = _spawn_inbox(gh, tmp_path, *follow_all(KEYS_I[:2]), pause="renamed:1")
+    _wait_for(lambda: first.file("updates").read_bytes() != old, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, (out, err)
+    doc = json.loads(out)
+    assert "interrupted" not in doc and len(doc["conversations"]) == 2
+    snap = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())["snapshots"][0]
+    assert snap["snapshot_id"] == doc["snapshot_id"]  # the inbox file, written last, too
+    for c in doc["conversations"]:
+        assert json.loads(open(c["updates_file"]).read())["snapshot_id"] == c["snapshot_id"]
+    assert _temp_files(tmp_path) == []
+
+
+def test_get_user_is_asked_once_per_command(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all(), "--ignore-author", "@me")
+    assert r.code == 0, r
+    assert len([q for q in gh.requests if q.path == "/user"]) == 1

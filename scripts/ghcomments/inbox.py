@@ -51,7 +51,12 @@ def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
             last: Optional[BundleError] = None
             for m in live:
                 last = read_member(m, args.limit, sel.client, last)
-        more_in = _cut(live, args.max_total)
+        unread = [m for m in live if m.error is None and m.reading is None]
+        for m in unread:  # the wait's end came before its first read: nothing known
+            m.reading = m.rnd.empty_reading(m.previous)
+            for batch in m.reading.batches.values():
+                batch.more_available = None
+        more_in = _cut(live, args.max_total) + [m.key for m in unread]
         for m in live:
             if m.error is None and m.reading is not None and m.reading.returned:
                 before = sel.client.requests

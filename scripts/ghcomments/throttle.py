@@ -2,9 +2,10 @@
 (CONTRACT section 18; GitHub's advice against concurrent requests and bursts).
 
 `Throttle` wraps the transport the client sends through: before a request that would be the
-301st within the last 60 s, it sleeps until the oldest of those is 60 s old. A `deadline`
-(a wait's S) that the sleep would pass ends the read instead (`PastDeadline`): no request
-starts after S. Everything else is the wrapped transport's.
+301st within the last 60 s, it sleeps until the oldest of those is 60 s old (each is timed when
+its answer came in: GitHub received it before that). A `deadline` (a wait's S) that the sleep
+would pass ends the read instead (`PastDeadline`): no request starts after S. Everything else is
+the wrapped transport's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any, Deque, Optional
 
 MOST = 300
 WINDOW = 60.0
-MARGIN = 1.02  # the window is kept a little wider than 60 s: clocks differ, latency varies
 
 
 class PastDeadline(Exception):
@@ -27,7 +27,7 @@ class Throttle:
                  scale: float = 1.0) -> None:
         self._transport = transport
         self._most = most
-        self._window = window * scale * MARGIN
+        self._window = window * scale
         self._sent: Deque[float] = collections.deque()
         self.deadline: Optional[float] = None  # time.monotonic() after which none starts
 
@@ -46,5 +46,9 @@ class Throttle:
             self._sent.popleft()
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise PastDeadline()
-        self._sent.append(time.monotonic())
-        return self._transport.send(*args, **kwargs)
+        try:
+            return self._transport.send(*args, **kwargs)
+        finally:
+            # timed when the answer is in: the request reached GitHub before this, and the
+            # 301st starts after it + 60 s, so GitHub sees them 60 s apart whatever the latency
+            self._sent.append(time.monotonic())
