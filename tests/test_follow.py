@@ -17,6 +17,7 @@ from tests.support import (
     OWNER,
     REPOSITORY,
     SCRIPT_PYTHON,
+    SCRIPTS,
     Agent,
     run_script,
     script_env,
@@ -64,9 +65,11 @@ def files(root):
 
 
 def snapshot(root):
-    """Every state file's bytes (lock files too), to prove that nothing changed."""
+    """Every state file's bytes, to prove that nothing changed (lock files are empty, and
+    taking a lock may create one)."""
     folder = state_dir(root)
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())} if folder.exists() else {}
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())
+            if not p.name.endswith(".lock")} if folder.exists() else {}
 
 
 # --------------------------------------------------------------------------- api_host
@@ -354,8 +357,6 @@ def test_the_inbox_summary_shows_each_conversations_items_and_escapes_every_fiel
     """The render over an inbox document whose conversations are real rounds' documents."""
     import sys
 
-    from tests.support import SCRIPTS
-
     sys.path.insert(0, str(SCRIPTS))
     from ghcomments.render import inbox_summary
 
@@ -386,5 +387,126 @@ def test_the_inbox_summary_shows_each_conversations_items_and_escapes_every_fiel
     assert "quiet: octo/hello/issues/9" in lines and "unfollowed: octo/y/pull/3" in lines
     assert "skipped octo/far/issues/2 (API host github.com)" in lines
     assert any(line.startswith("more in") and "octo/z/issues/4" in line for line in lines)
-    assert "inbox snapshot: S1" in lines and "waited 12.5 s, 2 poll(s)" in lines
+    assert "snapshot: S1" in lines and "waited 12.5 s, 2 poll(s)" in lines
+    # the inbox's snapshot is the one to confirm; each round's own is named as such
+    assert [line for line in lines if line.startswith("snapshot: ")] == ["snapshot: S1"]
+    assert sum(line.startswith("round snapshot: ") for line in lines) == 2
     assert lines[0].startswith("inbox: 2 conversation(s) of 7 followed")
+
+
+# --------------------------------------------------------------------------- unfollow and the inbox
+
+def _inbox(root):
+    import sys
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.inbox_file import InboxFile
+
+    folder = state_dir(root)
+    return InboxFile(str(root), str(folder))
+
+
+def test_unfollow_marks_the_key_in_every_kept_inbox_snapshot_and_nothing_else(gh, tmp_path):
+    import sys
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.inbox_file import round_entry
+
+    a, b = Agent(gh, tmp_path, "--issue", ISSUE), Agent(gh, tmp_path, "--pr", PR)
+    ra, rb = a.look_and_confirm(), b.look_and_confirm()
+    key_a, key_b = f"{OWNER}/{NAME}/issues/{ISSUE}", f"{OWNER}/{NAME}/pull/{PR}"
+    inbox = _inbox(tmp_path)
+    with inbox.locked():
+        for n in range(3):
+            inbox.add({"snapshot_id": f"S{n}", "retrieved_at": "2026-12-02T03:00:00Z",
+                       "rounds": [round_entry(key_a, ra["snapshot_id"], None,
+                                              ra["recommended_checkpoint"]),
+                                  round_entry(key_b, rb["snapshot_id"], None,
+                                              rb["recommended_checkpoint"])]})
+    r = latest(gh, tmp_path, "--unfollow", f"{OWNER}/{NAME}#{ISSUE}")
+    assert r.code == 0 and r.json["inbox_snapshots_marked"] == 3, r
+    snaps = inbox.read()
+    assert [[e["unfollowed"] for e in s["rounds"]] for s in snaps] == [[True, False]] * 3
+    again = latest(gh, tmp_path, "--unfollow", f"{OWNER}/{NAME}#{ISSUE}")
+    assert again.code == 0 and again.json["inbox_snapshots_marked"] == 0  # already marked
+
+
+def test_unfollow_refuses_when_the_inbox_file_is_corrupt_and_removes_nothing(gh, tmp_path):
+    a = Agent(gh, tmp_path, "--issue", ISSUE)
+    a.look_and_confirm()
+    (state_dir(tmp_path) / "inbox-updates.json").write_text('{"snapshots": 3}')
+    before = snapshot(tmp_path)
+    r = latest(gh, tmp_path, "--unfollow", f"{OWNER}/{NAME}#{ISSUE}")
+    assert r.code == 7 and "inbox file" in r.json["error"]["message"], r
+    assert snapshot(tmp_path) == before
+
+
+# --------------------------------------------------------------------------- with the inbox
+
+def follow_and_confirm(fake, root, *refs):
+    args = [a for ref in refs for a in ("--follow", ref)]
+    r = run_script("check_issue_updates.py", *args, "--root", root, env=script_env(fake))
+    assert r.code == 0, r
+    c = latest(fake, root, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and len(c.json["confirmed"]) == len(refs), c
+    return r.json
+
+
+def test_the_inbox_summary_names_the_snapshot_to_confirm(gh, tmp_path):
+    follow_and_confirm(gh, tmp_path, f"{REPOSITORY}#{ISSUE}", f"{REPOSITORY}/pull/{PR}")
+    gh.add_comment(OWNER, NAME, ISSUE, "ready for review\x1b[2J", user="ev\u202eil")
+    gh.add_comment(OWNER, NAME, PR, "and here")
+    r = run_script("check_issue_updates.py", "--followed", "--root", tmp_path, "--format",
+                   "summary", env=script_env(gh))
+    assert r.code == 0, r
+    lines = r.stdout.splitlines()
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
+    assert f"=== {OWNER}/{NAME}/issues/{ISSUE} ===" in lines
+    assert f"=== {OWNER}/{NAME}/pull/{PR} ===" in lines
+    assert any("ev<U+202E>il" in line for line in lines)
+    snap = [line.split(": ", 1)[1] for line in lines if line.startswith("snapshot: ")]
+    assert len(snap) == 1
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id", snap[0])
+    assert c.code == 0 and len(c.json["confirmed"]) == 2, c
+
+
+def test_an_unfollow_during_a_wait_is_never_recreated(gh, tmp_path):
+    a_key = f"{OWNER}/{NAME}/issues/{ISSUE}"
+    b_key = f"{OWNER}/{NAME}/issues/{OTHER_ISSUE}"
+    follow_and_confirm(gh, tmp_path, a_key, b_key)
+    a = Agent(gh, tmp_path, "--issue", ISSUE)
+    gh.clear_log()
+    env = script_env(gh, GH_MONITOR_TEST_TIME_SCALE="0.1")
+    waiting = subprocess.Popen(
+        [SCRIPT_PYTHON, str(SCRIPTS / "check_issue_updates.py"), "--followed", "--root",
+         str(tmp_path), "--wait", "120", "--poll-interval", "5"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while len(gh.requests) < 2 and time.monotonic() < deadline:  # its first poll is done
+            time.sleep(0.05)
+        assert len(gh.requests) >= 2, gh.requests
+        r = run_script("get_latest_comments.py", "--unfollow", a_key, "--root", tmp_path,
+                       env=script_env(gh))
+        assert r.code == 0 and len(r.json["removed"]) == 3, r
+        gh.add_comment(OWNER, NAME, ISSUE, "a reply nobody follows any more")
+        gh.add_comment(OWNER, NAME, OTHER_ISSUE, "the reply awaited", user="bob")
+        out, err = waiting.communicate(timeout=120)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+            waiting.wait()
+    assert waiting.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["has_updates"] is True, doc
+    assert [c["key"] for c in doc["conversations"]] == [b_key]
+    assert doc["unfollowed"] == [a_key]
+    for kind in ("", "updates", "hints"):
+        assert not a.file(kind).exists(), kind  # nothing of the unfollowed round is written
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               doc["snapshot_id"])
+    assert c.code == 0 and c.json["confirmed"] == [b_key], c
+    assert not a.file().exists()
+    keys = [x["key"] for x in latest(gh, tmp_path, "--followed").json["rounds"]]
+    assert keys == [b_key]

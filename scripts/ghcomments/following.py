@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import config, interrupt
 from .errors import BundleError, StateError
+from .inbox_file import InboxFile
 from .refs import ISSUE, PULL, RoundRef, sort_key
 from .state import (
     StatePaths,
@@ -272,10 +273,6 @@ def _fsync_folder(folder: str) -> None:
 def mark_unfollowed(root: str, folder: str, key: str) -> int:
     """Mark `key` unfollowed in every kept inbox snapshot, under the inbox lock (the caller
     holds the round's); the number of entries marked."""
-    try:
-        from .inbox_file import InboxFile  # the inbox core (branch i22) brings it
-    except ImportError:
-        return 0
     inbox = InboxFile(root, folder)
     if not os.path.lexists(inbox.path):
         return 0

@@ -142,8 +142,8 @@ def inbox_summary(doc: Dict[str, Any]) -> str:
     if "waited_seconds" in doc:
         lines.append(f"waited {_f(doc.get('waited_seconds'))} s, {_f(doc.get('polls'))} "
                      "poll(s)" + (" — interrupted" if doc.get("interrupted") else ""))
-    if doc.get("snapshot_id"):
-        lines.append(f"inbox snapshot: {_f(doc['snapshot_id'])}")
+    if doc.get("snapshot_id"):  # the one to confirm: the rounds' own are "round snapshot"
+        lines.append(f"snapshot: {_f(doc['snapshot_id'])}")
     error = doc.get("error")
     if isinstance(error, dict):
         lines.append(f"error ({_f(error.get('code'))}): {_f(error.get('message'))}")
@@ -165,5 +165,6 @@ def inbox_summary(doc: Dict[str, Any]) -> str:
     for conv in conversations:
         lines.append("")
         lines.append(f"=== {_f(conv.get('key'))} ===")
-        lines.append(monitor_summary(conv).rstrip("\n"))
+        lines += ["round " + line if line.startswith("snapshot: ") else line
+                  for line in monitor_summary(conv).rstrip("\n").split("\n")]
     return "\n".join(lines) + "\n"
