@@ -641,3 +641,30 @@ def test_the_largest_x_poll_interval_spaces_the_inbox_polls(gh, tmp_path):
     assert 2 <= r.json["polls"] <= 3
     assert 39 <= r.json["waited_seconds"] <= 60
     assert [q.status for q in gh.requests] == [304] * 3 * r.json["polls"]
+
+
+def test_a_signal_during_the_inbox_wait_prints_the_interrupted_document(gh, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    from tests.support import SCRIPT_PYTHON, SCRIPTS
+
+    settle(gh, tmp_path, KEYS_I)
+    before = tree(tmp_path)
+    cmd = [SCRIPT_PYTHON, str(SCRIPTS / "check_issue_updates.py"), "--root", str(tmp_path),
+           *follow_all(KEYS_I), "--wait", 600, "--poll-interval", 5]
+    proc = subprocess.Popen([str(c) for c in cmd], env=scaled(gh, "0.05"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len([q for q in gh.requests if q.status == 304]) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)  # two polls answered
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["snapshot_id"] is None
+    assert doc["conversations"] == [] and doc["polls"] >= 2
+    after = tree(tmp_path)
+    assert {k: v for k, v in after.items() if not k.startswith(".")} == {
+        k: v for k, v in before.items() if not k.startswith(".")}

@@ -17,6 +17,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import BundleError
+from .interrupt import Interrupted
 from .members import Member, Selection, read_member
 from .throttle import PastDeadline
 from .wait import _merge
@@ -92,6 +93,12 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
             wait._say(f"{len(live)} conversation(s): nothing new after {elapsed:.0f} s, "
                       f"{polls} poll(s)", status=True)
             time.sleep(max(0.0, due - elapsed) * wait.scale)
+    except Interrupted as stop:
+        waited = (time.monotonic() - start) / wait.scale
+        wait._say(f"wait interrupted by {stop.name} after {waited:.0f} s, {polls} poll(s); "
+                  "nothing was written")
+        stop.wait_fields = {"waited_seconds": round(waited, 1), "polls": polls}  # type: ignore
+        raise
     finally:
         throttle.deadline = None
         for m in live:
