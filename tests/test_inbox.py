@@ -668,3 +668,62 @@ def test_a_signal_during_the_inbox_wait_prints_the_interrupted_document(gh, tmp_
     after = tree(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith(".")} == {
         k: v for k, v in before.items() if not k.startswith(".")}
+
+
+# --------------------------------------------------------------------------- the allocation
+
+def test_allocate_round_robin_properties():
+    """budget.allocate in-process over random rounds: at most N items but for the two
+    exceptions, every round filled in turn, nothing skipped inside a round."""
+    import sys
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from tests.support import SCRIPTS
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.budget import Units, allocate
+
+    rounds_st = st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=8), st.booleans()),
+                         max_size=6)
+
+    @settings(max_examples=300, deadline=None)
+    @given(rounds_st, st.integers(1, 30))
+    def check(rounds, total):
+        units = [Units(sizes, tail) for sizes, tail in rounds]
+        kept = allocate(units, total)
+        used = [sum(u.sizes[:k]) for u, k in zip(units, kept)]
+        forced = 0
+        for u, k in zip(units, kept):
+            assert 0 <= k <= len(u.sizes)
+            if u.tail and any(u.sizes):
+                first = next(i for i, s in enumerate(u.sizes) if s)
+                assert k > first  # a round without a checkpoint returns its newest item
+                forced += u.sizes[first]
+        biggest = max((s for u in units for s in u.sizes), default=0)
+        assert sum(used) <= total + forced + biggest
+        if sum(used) <= total:
+            # every round that stopped short stopped at a unit that did not fit
+            for u, k in zip(units, kept):
+                if k < len(u.sizes):
+                    assert sum(used) + u.sizes[k] > total
+        # nothing left over when everything fits
+        if sum(sum(u.sizes) for u in units) <= total:
+            assert kept == [len(u.sizes) for u in units]
+
+    check()
+
+
+def test_more_than_100_rounds_is_exit_2_before_any_request(gh, tmp_path):
+    refs = []
+    for n in range(1, 102):
+        refs += ["--follow", f"{OWNER}/{NAME}#{n}"]
+    r = inbox(gh, tmp_path, *refs)
+    assert r.code == 2, r
+    assert "100" in r.json["error"]["message"] and len(gh.requests) == 0
+    assert not state_dir(tmp_path).exists()
+    # duplicates merge: the same round named three ways is one round
+    r = inbox(gh, tmp_path, "--follow", KEYS_I[0], "--follow", f"{OWNER}/{NAME}#{ISSUES[0]}",
+              "--follow", f"{OWNER.upper()}/{NAME}/issues/{ISSUES[0]}")
+    assert r.code == 0 and r.json["followed"] == 1, r
