@@ -271,11 +271,14 @@ def test_unfollow_takes_every_ref_form(gh, web_urls, tmp_path, ref):
 def test_a_hostile_ref_is_exit_2_naming_it_and_nothing_changes(gh, tmp_path, ref, said):
     Agent(gh, tmp_path, "--issue", ISSUE).look_and_confirm()
     before = snapshot(tmp_path)
-    r = latest(gh, tmp_path, "--unfollow", ref)
-    assert r.code == 2 and r.json["error"]["code"] == "usage", r
-    assert said in r.json["error"]["message"]
-    assert "hunter2" not in r.stdout + r.stderr and "\x1b" not in r.stdout + r.stderr
-    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    gh.clear_log()
+    for r in (latest(gh, tmp_path, "--unfollow", ref),
+              run_script("check_issue_updates.py", "--follow", f"{REPOSITORY}#{OTHER_ISSUE}",
+                         "--follow", ref, "--root", tmp_path, env=script_env(gh))):
+        assert r.code == 2 and r.json["error"]["code"] == "usage", r
+        assert said in r.json["error"]["message"]
+        assert "hunter2" not in r.stdout + r.stderr and "\x1b" not in r.stdout + r.stderr
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert snapshot(tmp_path) == before and gh.requests == []
 
 
