@@ -513,3 +513,23 @@ def test_an_unfollow_during_a_wait_is_never_recreated(gh, tmp_path):
     assert not a.file().exists()
     keys = [x["key"] for x in latest(gh, tmp_path, "--followed").json["rounds"]]
     assert keys == [b_key]
+
+
+def test_an_issue_ref_of_a_pull_request_is_warned_to_follow_the_pull_round(gh, tmp_path):
+    """`O/R#N` is an issue round; when N is a pull request (its comments' URLs say /pull/N),
+    a warning names O/R/pull/N, the round that also holds its reviews. No extra request."""
+    gh.clear_log()
+    r = run_script("check_issue_updates.py", "--follow", f"{REPOSITORY}#{PR}", "--follow",
+                   f"{REPOSITORY}#{ISSUE}", "--root", tmp_path, env=script_env(gh))
+    assert r.code == 0, r
+    by_key = {c["key"]: c for c in r.json["conversations"]}
+    warned = [w for w in by_key[f"{OWNER}/{NAME}/issues/{PR}"]["warnings"]
+              if f"{OWNER}/{NAME}/pull/{PR}" in w]
+    assert len(warned) == 1, by_key
+    assert not any("pull" in w for w in by_key[f"{OWNER}/{NAME}/issues/{ISSUE}"]["warnings"])
+    assert r.json["requests"] == len(gh.requests)
+    keyed = run_script("check_issue_updates.py", "--follow", f"{OWNER}/{NAME}/issues/{PR}",
+                       "--root", tmp_path, env=script_env(gh))  # named as an issue round
+    assert keyed.code == 0, keyed
+    for conv in keyed.json["conversations"]:
+        assert not any(f"/pull/{PR}" in w for w in conv["warnings"]), conv
