@@ -533,3 +533,46 @@ def test_an_issue_ref_of_a_pull_request_is_warned_to_follow_the_pull_round(gh, t
     assert keyed.code == 0, keyed
     for conv in keyed.json["conversations"]:
         assert not any(f"/pull/{PR}" in w for w in conv["warnings"]), conv
+
+
+@pytest.mark.parametrize("pause, code", [("write:30", 143), ("renamed:3", 0)])
+def test_a_signal_at_an_unfollows_commit_point(gh, tmp_path, pause, code):
+    """Before the inbox file's rename (the first change): nothing removed or marked, exit 143.
+    After it: the removal completes and the normal document is printed."""
+    import signal
+
+    key = f"{OWNER}/{NAME}/issues/{ISSUE}"
+    follow_and_confirm(gh, tmp_path, key)
+    a = Agent(gh, tmp_path, "--issue", ISSUE)
+    before = snapshot(tmp_path)
+    proc = subprocess.Popen(
+        [SCRIPT_PYTHON, str(SCRIPTS / "get_latest_comments.py"), "--unfollow", key, "--root",
+         str(tmp_path)], env=script_env(gh, GH_MONITOR_TEST_WRITE_PAUSE=pause),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    inbox = state_dir(tmp_path) / "inbox-updates.json"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if pause.startswith("write") and any(
+                    p.name.startswith(".inbox-updates.json.tmp-")
+                    for p in state_dir(tmp_path).iterdir()):
+                break
+            if pause.startswith("renamed") and inbox.read_bytes() != before[inbox.name]:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, (out, err)
+    doc = json.loads(out)
+    if code == 143:
+        assert doc["interrupted"] is True, doc
+        assert snapshot(tmp_path) == before and a.file().exists()
+    else:
+        assert doc["unfollowed"] == key and len(doc["removed"]) == 3, doc
+        assert not a.file().exists()
+        assert json.loads(inbox.read_text())["snapshots"][0]["rounds"][0]["unfollowed"] is True
+    assert not [p for p in state_dir(tmp_path).iterdir() if ".tmp-" in p.name]
