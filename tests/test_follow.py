@@ -271,11 +271,14 @@ def test_unfollow_takes_every_ref_form(gh, web_urls, tmp_path, ref):
 def test_a_hostile_ref_is_exit_2_naming_it_and_nothing_changes(gh, tmp_path, ref, said):
     Agent(gh, tmp_path, "--issue", ISSUE).look_and_confirm()
     before = snapshot(tmp_path)
-    r = latest(gh, tmp_path, "--unfollow", ref)
-    assert r.code == 2 and r.json["error"]["code"] == "usage", r
-    assert said in r.json["error"]["message"]
-    assert "hunter2" not in r.stdout + r.stderr and "\x1b" not in r.stdout + r.stderr
-    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    gh.clear_log()
+    for r in (latest(gh, tmp_path, "--unfollow", ref),
+              run_script("check_issue_updates.py", "--follow", f"{REPOSITORY}#{OTHER_ISSUE}",
+                         "--follow", ref, "--root", tmp_path, env=script_env(gh))):
+        assert r.code == 2 and r.json["error"]["code"] == "usage", r
+        assert said in r.json["error"]["message"]
+        assert "hunter2" not in r.stdout + r.stderr and "\x1b" not in r.stdout + r.stderr
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert snapshot(tmp_path) == before and gh.requests == []
 
 
@@ -510,3 +513,66 @@ def test_an_unfollow_during_a_wait_is_never_recreated(gh, tmp_path):
     assert not a.file().exists()
     keys = [x["key"] for x in latest(gh, tmp_path, "--followed").json["rounds"]]
     assert keys == [b_key]
+
+
+def test_an_issue_ref_of_a_pull_request_is_warned_to_follow_the_pull_round(gh, tmp_path):
+    """`O/R#N` is an issue round; when N is a pull request (its comments' URLs say /pull/N),
+    a warning names O/R/pull/N, the round that also holds its reviews. No extra request."""
+    gh.clear_log()
+    r = run_script("check_issue_updates.py", "--follow", f"{REPOSITORY}#{PR}", "--follow",
+                   f"{REPOSITORY}#{ISSUE}", "--root", tmp_path, env=script_env(gh))
+    assert r.code == 0, r
+    by_key = {c["key"]: c for c in r.json["conversations"]}
+    warned = [w for w in by_key[f"{OWNER}/{NAME}/issues/{PR}"]["warnings"]
+              if f"{OWNER}/{NAME}/pull/{PR}" in w]
+    assert len(warned) == 1, by_key
+    assert not any("pull" in w for w in by_key[f"{OWNER}/{NAME}/issues/{ISSUE}"]["warnings"])
+    assert r.json["requests"] == len(gh.requests)
+    keyed = run_script("check_issue_updates.py", "--follow", f"{OWNER}/{NAME}/issues/{PR}",
+                       "--root", tmp_path, env=script_env(gh))  # named as an issue round
+    assert keyed.code == 0, keyed
+    for conv in keyed.json["conversations"]:
+        assert not any(f"/pull/{PR}" in w for w in conv["warnings"]), conv
+
+
+@pytest.mark.parametrize("pause, code", [("write:30", 143), ("renamed:3", 0)])
+def test_a_signal_at_an_unfollows_commit_point(gh, tmp_path, pause, code):
+    """Before the inbox file's rename (the first change): nothing removed or marked, exit 143.
+    After it: the removal completes and the normal document is printed."""
+    import signal
+
+    key = f"{OWNER}/{NAME}/issues/{ISSUE}"
+    follow_and_confirm(gh, tmp_path, key)
+    a = Agent(gh, tmp_path, "--issue", ISSUE)
+    before = snapshot(tmp_path)
+    proc = subprocess.Popen(
+        [SCRIPT_PYTHON, str(SCRIPTS / "get_latest_comments.py"), "--unfollow", key, "--root",
+         str(tmp_path)], env=script_env(gh, GH_MONITOR_TEST_WRITE_PAUSE=pause),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    inbox = state_dir(tmp_path) / "inbox-updates.json"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if pause.startswith("write") and any(
+                    p.name.startswith(".inbox-updates.json.tmp-")
+                    for p in state_dir(tmp_path).iterdir()):
+                break
+            if pause.startswith("renamed") and inbox.read_bytes() != before[inbox.name]:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, (out, err)
+    doc = json.loads(out)
+    if code == 143:
+        assert doc["interrupted"] is True, doc
+        assert snapshot(tmp_path) == before and a.file().exists()
+    else:
+        assert doc["unfollowed"] == key and len(doc["removed"]) == 3, doc
+        assert not a.file().exists()
+        assert json.loads(inbox.read_text())["snapshots"][0]["rounds"][0]["unfollowed"] is True
+    assert not [p for p in state_dir(tmp_path).iterdir() if ".tmp-" in p.name]

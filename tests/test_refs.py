@@ -231,3 +231,16 @@ def test_fuzz_a_ref_is_a_round_or_a_usage_error(data, api):
     assert parse_ref(ref.key, api).key == ref.key
     for warning in ref.warnings:
         assert not FIELD_RE.search(warning)
+
+
+def test_a_short_ref_of_a_pull_request_is_warned_from_its_comments_url():
+    from ghcomments.refs import pull_request_warning
+
+    short = parse_ref("Octo/Hello#7", GITHUB)
+    url = "https://github.com/octo/hello/pull/7#issuecomment-42"
+    assert "octo/hello/pull/7" in pull_request_warning(short, url)
+    issue_url = "https://github.com/octo/hello/issues/7#issuecomment-4"
+    assert pull_request_warning(short, issue_url) is None
+    assert pull_request_warning(short, None) is None  # no comment yet: nothing to go by
+    assert pull_request_warning(parse_ref("octo/hello/issues/7", GITHUB), url) is None
+    assert pull_request_warning(parse_ref("octo/hello#8", GITHUB), url) is None

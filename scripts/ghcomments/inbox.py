@@ -18,6 +18,7 @@ import contextlib
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import refs
 from .budget import DEFAULT_MAX_TOTAL, Units, allocate, kept_by_kind, units_of
 from .errors import BundleError, StateError
 from .inbox_file import InboxFile, round_entry
@@ -66,6 +67,10 @@ def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
             if m.error is None:
                 m.doc = m.rnd.document(m.previous, m.reading, m.filtered)
                 m.doc["requests"] = m.requests
+                note = refs.pull_request_warning(m.ref, (m.doc.get("latest_comment") or {})
+                                                 .get("url"))
+                if note and note not in m.doc["warnings"]:
+                    m.doc["warnings"].append(note)
         snapshot_id = os.urandom(16).hex()
         unfollowed, written = _commit(sel, live, snapshot_id)
         if not written:

@@ -203,3 +203,18 @@ def _web_form(text: str, seg: list, fragment: str) -> RoundRef:
         warnings = (f"REF {_shown(text)}: the fragment #{escape_field(fragment)} is ignored "
                     f"({what})",)
     return RoundRef(kind, owner, repo, number, start, warnings, form="web")
+
+
+def pull_request_warning(ref: RoundRef, latest_url: object) -> Optional[str]:
+    """A warning for `O/R#N` when N turns out to be a pull request (its newest comment's URL
+    is GitHub's /O/R/pull/N#issuecomment-ID): the issue round holds the conversation only, the
+    pull-request round `O/R/pull/N` also its reviews (CONTRACT section 18). No request: the
+    round's document already carries that URL; a conversation without comments says nothing."""
+    if ref.form != "short" or ref.kind != ISSUE or not isinstance(latest_url, str):
+        return None
+    segments = urlsplit(latest_url).path.rstrip("/").split("/")
+    if segments[-2:] != [PULL, str(ref.number)]:
+        return None
+    pull = f"{ref.owner.lower()}/{ref.repo.lower()}/{PULL}/{ref.number}"
+    return (f"{ref.key} is a pull request: this round holds its conversation comments only; "
+            f"follow {pull} for its reviews and inline comments too")
