@@ -727,3 +727,18 @@ def test_more_than_100_rounds_is_exit_2_before_any_request(gh, tmp_path):
     r = inbox(gh, tmp_path, "--follow", KEYS_I[0], "--follow", f"{OWNER}/{NAME}#{ISSUES[0]}",
               "--follow", f"{OWNER.upper()}/{NAME}/issues/{ISSUES[0]}")
     assert r.code == 0 and r.json["followed"] == 1, r
+
+
+def test_a_starting_cursor_gets_its_comment_time_from_the_read(web_urls, tmp_path):
+    gh = web_urls
+    mine = gh.add_comment(OWNER, NAME, ISSUES[0], "my question", user="octocat")
+    url = mine["html_url"]
+    r = inbox(gh, tmp_path, "--follow", url)
+    assert r.code == 0, r
+    (quiet_key,) = r.json["quiet"]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and c.json["confirmed"] == [quiet_key], c
+    cp = json.loads(Agent(gh, tmp_path, "--issue", ISSUES[0]).file().read_text())
+    assert cp["last_comment_id"] == mine["id"]
+    assert cp["last_comment_created_at"] == mine["created_at"]
