@@ -84,10 +84,12 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
             due = due + interval
             while due <= elapsed:
                 due += interval
-            if due + took >= wait.seconds:
-                # the last poll ends by S (no request starts after it): it starts one poll's
-                # duration before S, and only when GitHub's interval has passed by then
-                due = wait.seconds - took * 1.1
+            room = 2 * took + min(0.02 * wait.seconds, 5.0)  # a slower poll still fits
+            if due + room >= wait.seconds:
+                # the last poll ends by S (no request starts after it): it starts twice a
+                # poll's duration (and a little) before S, and only when GitHub's interval
+                # has passed by then; the throttle's deadline still stops a request after S
+                due = wait.seconds - room
                 if due - nominal < told or due <= elapsed:
                     break
             wait._say(f"{len(live)} conversation(s): nothing new after {elapsed:.0f} s, "
