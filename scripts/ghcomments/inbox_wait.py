@@ -61,7 +61,7 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
               f"conversation(s) ({names}; a poll every {wait.interval:g} s)")
     start = time.monotonic()
     throttle.deadline = start + wait.seconds * wait.scale
-    polls, due, told, took = 0, 0.0, 0.0, 0.0
+    polls, due, told, took, final = 0, 0.0, 0.0, 0.0, False
     try:
         while True:
             # a rate limit inside the wait is waited out only if it ends before the wait
@@ -78,6 +78,8 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
             if (not whole or not readable or elapsed >= wait.seconds
                     or any(m.reading.returned for m in readable)):
                 break
+            if final:
+                break  # the last poll, scheduled to end by S, is done
             if any(m.reading.more_available and m.advanced for m in readable):
                 continue  # a whole batch was left out: read the next one now
             interval = max(wait.interval, told)
@@ -92,6 +94,7 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
                 due = wait.seconds - room
                 if due - nominal < told or due <= elapsed:
                     break
+                final = True
             wait._say(f"{len(live)} conversation(s): nothing new after {elapsed:.0f} s, "
                       f"{polls} poll(s)", status=True)
             time.sleep(max(0.0, due - elapsed) * wait.scale)
