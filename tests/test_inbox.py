@@ -616,3 +616,129 @@ def test_get_user_is_asked_once_per_command(gh, tmp_path):
     r = inbox(gh, tmp_path, *follow_all(), "--ignore-author", "@me")
     assert r.code == 0, r
     assert len([q for q in gh.requests if q.path == "/user"]) == 1
+
+
+def test_the_summary_format_lists_the_conversations(gh, tmp_path):
+    settle(gh, tmp_path)
+    reply = gh.add_comment(OWNER, NAME, ISSUES[2], "A reply\x1b[2J", user="dave")["id"]
+    r = inbox(gh, tmp_path, *follow_all(), "--format", "summary")
+    assert r.code == 0, r
+    assert f"=== {KEYS_I[2]} ===" in r.stdout and str(reply) in r.stdout
+    assert "\x1b" not in r.stdout  # escaped: a comment cannot rewrite the terminal
+    assert f"quiet: {KEYS_I[0]}" in r.stdout
+
+
+def test_the_largest_x_poll_interval_spaces_the_inbox_polls(gh, tmp_path):
+    settle(gh, tmp_path, KEYS_I)
+    gh.poll_interval = 20
+    try:
+        r = inbox(gh, tmp_path, *follow_all(KEYS_I), "--wait", 60, "--poll-interval", 5,
+                  env=scaled(gh, "0.05"))
+    finally:
+        gh.poll_interval = None
+    assert r.code == 0, r
+    # at 0, 20 and 40 (not 13 polls 5 s apart); none at 60: a poll must end by S
+    assert 2 <= r.json["polls"] <= 3
+    assert 39 <= r.json["waited_seconds"] <= 60
+    assert [q.status for q in gh.requests] == [304] * 3 * r.json["polls"]
+
+
+def test_a_signal_during_the_inbox_wait_prints_the_interrupted_document(gh, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    from tests.support import SCRIPT_PYTHON, SCRIPTS
+
+    settle(gh, tmp_path, KEYS_I)
+    before = tree(tmp_path)
+    cmd = [SCRIPT_PYTHON, str(SCRIPTS / "check_issue_updates.py"), "--root", str(tmp_path),
+           *follow_all(KEYS_I), "--wait", 600, "--poll-interval", 5]
+    proc = subprocess.Popen([str(c) for c in cmd], env=scaled(gh, "0.05"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len([q for q in gh.requests if q.status == 304]) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)  # two polls answered
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["snapshot_id"] is None
+    assert doc["conversations"] == [] and doc["polls"] >= 2
+    after = tree(tmp_path)
+    assert {k: v for k, v in after.items() if not k.startswith(".")} == {
+        k: v for k, v in before.items() if not k.startswith(".")}
+
+
+# --------------------------------------------------------------------------- the allocation
+
+def test_allocate_round_robin_properties():
+    """budget.allocate in-process over random rounds: at most N items but for the two
+    exceptions, every round filled in turn, nothing skipped inside a round."""
+    import sys
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from tests.support import SCRIPTS
+
+    sys.path.insert(0, str(SCRIPTS))
+    from ghcomments.budget import Units, allocate
+
+    rounds_st = st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=8), st.booleans()),
+                         max_size=6)
+
+    @settings(max_examples=300, deadline=None)
+    @given(rounds_st, st.integers(1, 30))
+    def check(rounds, total):
+        units = [Units(sizes, tail) for sizes, tail in rounds]
+        kept = allocate(units, total)
+        used = [sum(u.sizes[:k]) for u, k in zip(units, kept)]
+        forced = 0
+        for u, k in zip(units, kept):
+            assert 0 <= k <= len(u.sizes)
+            if u.tail and any(u.sizes):
+                first = next(i for i, s in enumerate(u.sizes) if s)
+                assert k > first  # a round without a checkpoint returns its newest item
+                forced += u.sizes[first]
+        biggest = max((s for u in units for s in u.sizes), default=0)
+        assert sum(used) <= total + forced + biggest
+        if sum(used) <= total:
+            # every round that stopped short stopped at a unit that did not fit
+            for u, k in zip(units, kept):
+                if k < len(u.sizes):
+                    assert sum(used) + u.sizes[k] > total
+        # nothing left over when everything fits
+        if sum(sum(u.sizes) for u in units) <= total:
+            assert kept == [len(u.sizes) for u in units]
+
+    check()
+
+
+def test_more_than_100_rounds_is_exit_2_before_any_request(gh, tmp_path):
+    refs = []
+    for n in range(1, 102):
+        refs += ["--follow", f"{OWNER}/{NAME}#{n}"]
+    r = inbox(gh, tmp_path, *refs)
+    assert r.code == 2, r
+    assert "100" in r.json["error"]["message"] and len(gh.requests) == 0
+    assert not state_dir(tmp_path).exists()
+    # duplicates merge: the same round named three ways is one round
+    r = inbox(gh, tmp_path, "--follow", KEYS_I[0], "--follow", f"{OWNER}/{NAME}#{ISSUES[0]}",
+              "--follow", f"{OWNER.upper()}/{NAME}/issues/{ISSUES[0]}")
+    assert r.code == 0 and r.json["followed"] == 1, r
+
+
+def test_a_starting_cursor_gets_its_comment_time_from_the_read(web_urls, tmp_path):
+    gh = web_urls
+    mine = gh.add_comment(OWNER, NAME, ISSUES[0], "my question", user="octocat")
+    url = mine["html_url"]
+    r = inbox(gh, tmp_path, "--follow", url)
+    assert r.code == 0, r
+    (quiet_key,) = r.json["quiet"]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and c.json["confirmed"] == [quiet_key], c
+    cp = json.loads(Agent(gh, tmp_path, "--issue", ISSUES[0]).file().read_text())
+    assert cp["last_comment_id"] == mine["id"]
+    assert cp["last_comment_created_at"] == mine["created_at"]

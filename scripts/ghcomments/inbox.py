@@ -76,6 +76,7 @@ def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
         if not written:
             snapshot_id = ""  # no round recorded: no inbox snapshot to confirm
     except Interrupted as stop:
+        wait_fields = wait_fields or getattr(stop, "wait_fields", None)
         doc = _document(sel, sel.members, "", wait_fields, more_in=[], unfollowed=[])
         doc.update(conversations=[], quiet=[], has_updates=False, snapshot_id=None,
                    interrupted=True, signal=stop.name, state_updated=False)

@@ -14,17 +14,20 @@ moves that round's cursor and hints, as in a single wait.
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import BundleError
+from .interrupt import Interrupted
 from .members import Member, Selection, read_member
 from .throttle import PastDeadline
 from .wait import _merge
 
 
-def _poll(live: List[Member], limit: int, client: Any) -> bool:
-    """One pass over the rounds still read; False when the deadline stopped it."""
+def _poll(live: List[Member], limit: int, client: Any, wait: Any) -> Tuple[bool, float]:
+    """One pass over the rounds still read: (False when the deadline stopped it, the largest
+    X-Poll-Interval any round's answers carried)."""
     last: Optional[BundleError] = None
+    told = 0.0
     for m in live:
         if m.error is not None:
             continue
@@ -33,14 +36,16 @@ def _poll(live: List[Member], limit: int, client: Any) -> bool:
             last = read_member(m, limit, client, last, waiting=True)
         except PastDeadline:
             m.reading = before
-            return False
+            return False, told
+        finally:
+            told = max(told, wait._told())
         if m.error is not None:
             continue
         _merge(m.total_filtered, m.reading.filtered)
         moved_cursors, moved_hints = m.rnd.position(cursors, m.reading)
         m.advanced = moved_cursors != cursors
         m.cursors, m.poll_hints = moved_cursors, moved_hints
-    return True
+    return True, told
 
 
 def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict[str, Any]:
@@ -62,10 +67,11 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
             # a rate limit inside the wait is waited out only if it ends before the wait
             client.max_wait = client.waited + max(
                 0.0, (wait.seconds - (time.monotonic() - start) / wait.scale) * wait.scale)
+            nominal = due  # the poll's time on the schedule (it starts as late as the machine)
             began = (time.monotonic() - start) / wait.scale
-            whole = _poll(live, limit, client)
+            whole, seen = _poll(live, limit, client, wait)
             polls += 1
-            told = max(told, wait._told())
+            told = max(told, seen)
             elapsed = (time.monotonic() - start) / wait.scale
             took = elapsed - began  # this poll's duration (300 requests a minute included)
             readable = [m for m in live if m.error is None and m.reading is not None]
@@ -78,16 +84,21 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
             due = due + interval
             while due <= elapsed:
                 due += interval
-            if due >= wait.seconds:
-                # the last poll, at S, only when GitHub's interval has passed by then
-                if wait.seconds - began < told:
+            if due + took >= wait.seconds:
+                # the last poll ends by S (no request starts after it): it starts one poll's
+                # duration before S, and only when GitHub's interval has passed by then
+                due = wait.seconds - took * 1.1
+                if due - nominal < told or due <= elapsed:
                     break
-                due = wait.seconds
-            if due + took > wait.seconds and due != wait.seconds:
-                due = wait.seconds  # the next poll would not fit before S: poll once at S
             wait._say(f"{len(live)} conversation(s): nothing new after {elapsed:.0f} s, "
                       f"{polls} poll(s)", status=True)
             time.sleep(max(0.0, due - elapsed) * wait.scale)
+    except Interrupted as stop:
+        waited = (time.monotonic() - start) / wait.scale
+        wait._say(f"wait interrupted by {stop.name} after {waited:.0f} s, {polls} poll(s); "
+                  "nothing was written")
+        stop.wait_fields = {"waited_seconds": round(waited, 1), "polls": polls}  # type: ignore
+        raise
     finally:
         throttle.deadline = None
         for m in live:

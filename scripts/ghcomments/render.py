@@ -147,7 +147,7 @@ def inbox_summary(doc: Dict[str, Any]) -> str:
     error = doc.get("error")
     if isinstance(error, dict):
         lines.append(f"error ({_f(error.get('code'))}): {_f(error.get('message'))}")
-    for title, field in (("quiet", "quiet"), ("more in (not read: --max-total reached)",
+    for title, field in (("quiet", "quiet"), ("more in (held back by --max-total: check again)",
                                               "more_in"), ("unfollowed", "unfollowed")):
         if doc.get(field):
             lines.append(f"{title}: {_key_list(doc[field])}")

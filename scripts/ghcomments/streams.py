@@ -315,6 +315,10 @@ class ConversationStream(Stream):
             seen = result.seen.get(previous["last_comment_id"])
             batch.cursor = dict(cursor_part(previous) or {}, last_seen_comment_updated_at=(
                 seen.get("updated_at") if seen else None))
+            if batch.cursor.get("last_comment_created_at") is None and seen:
+                # a starting cursor (--after-comment-id, a REF's #issuecomment-ID): its time
+                # from the comment read (CONTRACT section 18)
+                batch.cursor["last_comment_created_at"] = seen.get("created_at")
         elif self.zero_when_empty and not result.truncated:
             batch.cursor = dict(ZERO_CONVERSATION, last_seen_comment_updated_at=None)
         if batch.cursor is not None:
