@@ -742,3 +742,28 @@ def test_a_starting_cursor_gets_its_comment_time_from_the_read(web_urls, tmp_pat
     cp = json.loads(Agent(gh, tmp_path, "--issue", ISSUES[0]).file().read_text())
     assert cp["last_comment_id"] == mine["id"]
     assert cp["last_comment_created_at"] == mine["created_at"]
+
+
+def test_each_round_of_an_inbox_check_can_be_confirmed_alone(gh, tmp_path):
+    r = inbox(gh, tmp_path, *follow_all())
+    assert r.code == 0, r
+    confirm_each(gh, tmp_path, r.json)  # each conversation's own snapshot, as a single check's
+    for c in r.json["conversations"]:
+        kind, number = c["key"].split("/")[2:]
+        a = Agent(gh, tmp_path, "--pr" if kind == "pull" else "--issue", int(number))
+        assert a.file().exists()
+    # the inbox snapshot afterwards: every round already applied
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0 and c.json["already_applied"] == KEYS_I + KEYS_P, c
+
+
+def test_the_last_poll_of_an_inbox_wait_is_one_poll(gh, tmp_path):
+    """--wait 60 --poll-interval 30: polls at 0, 30 and one last poll that ends by 60."""
+    settle(gh, tmp_path, KEYS_I)
+    for _ in range(3):
+        r = inbox(gh, tmp_path, *follow_all(KEYS_I), "--wait", 60, "--poll-interval", 30,
+                  env=scaled(gh, "0.05"))
+        assert r.code == 0, r
+        assert 2 <= r.json["polls"] <= 3, r.json["polls"]
+        assert [q.status for q in gh.requests] == [304] * 3 * r.json["polls"]

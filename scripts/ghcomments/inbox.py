@@ -57,7 +57,8 @@ def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
             m.reading = m.rnd.empty_reading(m.previous)
             for batch in m.reading.batches.values():
                 batch.more_available = None
-        more_in = _cut(live, args.max_total) + [m.key for m in unread]
+        held = set(_cut(live, args.max_total)) | {m.key for m in unread}
+        more_in = [m.key for m in live if m.key in held]  # in round order
         for m in live:
             if m.error is None and m.reading is not None and m.reading.returned:
                 before = sel.client.requests

@@ -61,7 +61,7 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
               f"conversation(s) ({names}; a poll every {wait.interval:g} s)")
     start = time.monotonic()
     throttle.deadline = start + wait.seconds * wait.scale
-    polls, due, told, took = 0, 0.0, 0.0, 0.0
+    polls, due, told, took, final = 0, 0.0, 0.0, 0.0, False
     try:
         while True:
             # a rate limit inside the wait is waited out only if it ends before the wait
@@ -78,18 +78,23 @@ def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict
             if (not whole or not readable or elapsed >= wait.seconds
                     or any(m.reading.returned for m in readable)):
                 break
+            if final:
+                break  # the last poll, scheduled to end by S, is done
             if any(m.reading.more_available and m.advanced for m in readable):
                 continue  # a whole batch was left out: read the next one now
             interval = max(wait.interval, told)
             due = due + interval
             while due <= elapsed:
                 due += interval
-            if due + took >= wait.seconds:
-                # the last poll ends by S (no request starts after it): it starts one poll's
-                # duration before S, and only when GitHub's interval has passed by then
-                due = wait.seconds - took * 1.1
+            room = 2 * took + min(0.02 * wait.seconds, 5.0)  # a slower poll still fits
+            if due + room >= wait.seconds:
+                # the last poll ends by S (no request starts after it): it starts twice a
+                # poll's duration (and a little) before S, and only when GitHub's interval
+                # has passed by then; the throttle's deadline still stops a request after S
+                due = wait.seconds - room
                 if due - nominal < told or due <= elapsed:
                     break
+                final = True
             wait._say(f"{len(live)} conversation(s): nothing new after {elapsed:.0f} s, "
                       f"{polls} poll(s)", status=True)
             time.sleep(max(0.0, due - elapsed) * wait.scale)
