@@ -1122,13 +1122,14 @@ def inbox_check(h: Harness, token: str, root: Path, *args, env: Optional[Dict[st
 
 
 def per_poll(log: Sequence) -> Tuple[List[float], List[int], int]:
-    """The wait's log cut into its polls by the sleeps between them (a gap of more than a
-    quarter of the scaled interval): (each poll's first-to-last request seconds, each poll's requests,
-    the most requests in any window of 60 × INBOX_SCALE seconds: one scaled minute)."""
-    gap = INBOX_INTERVAL * INBOX_SCALE / 4
+    """The wait's log cut into its polls — every idle poll reads the rounds in the same order,
+    so a poll begins where the first round's first probe comes again —: (each poll's
+    first-to-last request seconds, each poll's requests, the most requests in any window of
+    60 × INBOX_SCALE seconds: one scaled minute)."""
     groups: List[list] = []
+    first = (log[0].path, sorted(log[0].query.items())) if log else None
     for entry in log:
-        if not groups or entry.time - groups[-1][-1].time > gap:
+        if not groups or (entry.path, sorted(entry.query.items())) == first:
             groups.append([])
         groups[-1].append(entry)
     window, most, start = 60 * INBOX_SCALE, 0, 0
