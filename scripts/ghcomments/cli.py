@@ -182,7 +182,8 @@ class Context:
 
     def store(self) -> StateStore:
         return StateStore(self.state_paths(), self.target.full_name, self.number or 0,
-                          identity="pull_request" if self.pr is not None else "issue")
+                          identity="pull_request" if self.pr is not None else "issue",
+                          api_host=config.host_for(self.target.api_url))
 
     def client(self, require_auth: bool = False) -> GitHubClient:
         if self._client is None:
@@ -273,6 +274,18 @@ def _write_all(data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def exit_code_of(code: Any) -> int:
+    """Section 10's exit code of an error object's `code` (an inbox document's `error`)."""
+    from . import errors
+
+    for cls in (errors.UsageError, errors.DependencyError, errors.AuthError,
+                errors.NotFoundError, errors.RateLimitedError, errors.NetworkError,
+                errors.ServerError, errors.StateError):
+        if cls.code == code:
+            return cls.exit_code
+    return 1
 
 
 def emit_error(err: BundleError) -> int:
