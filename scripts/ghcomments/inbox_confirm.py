@@ -114,7 +114,12 @@ def confirm(args: Any) -> Dict[str, Any]:
                 except StateError as exc:
                     doc["refused"].append({"key": entry["key"], "error": exc.to_json()["error"]})
             stack.enter_context(inbox.locked())  # then the inbox lock
-            now = {e["key"]: e for e in (inbox.find(args.snapshot_id) or {"rounds": []})["rounds"]}
+            current = inbox.find(args.snapshot_id)  # read again under the lock
+            if current is None:  # pushed out of the kept 4 while the round locks were taken
+                raise StateError(f"inbox snapshot {args.snapshot_id} left {inbox.path} (newer "
+                                 "inbox checks replaced it) while this confirm waited for the "
+                                 "round locks: nothing was confirmed (check again)")
+            now = {e["key"]: e for e in current["rounds"]}
             for entry, rnd in locked:
                 entry = now.get(entry["key"], entry)  # an --unfollow since it was read
                 if entry["unfollowed"]:

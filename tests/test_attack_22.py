@@ -1,0 +1,110 @@
+"""A fresh reviewer's attack on issue 22's inbox (CONTRACT section 18): each test proves a defect
+found against the fake GitHub, as agents run the scripts (subprocesses), and stays as its
+regression test. Request counts and files are read from the fake's log and the work folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from tests.support import (
+    NAME,
+    OWNER,
+    SCRIPT_PYTHON,
+    SCRIPTS,
+    Agent,
+    run_script,
+    script_env,
+    state_dir,
+)
+
+A, K, Z = 2, 5, 9  # key order: A before K; Z only pushes inbox snapshots out
+KEY = {n: f"{OWNER}/{NAME}/issues/{n}" for n in (A, K, Z)}
+
+
+@pytest.fixture
+def gh(fake):
+    fake.add_repo(OWNER, NAME)
+    for n in (A, K, Z):
+        fake.add_issue(OWNER, NAME, n)
+        fake.add_comments(OWNER, NAME, n, 2)
+    return fake
+
+
+def inbox(fake, root, *args):
+    fake.clear_log()
+    return run_script("check_issue_updates.py", "--root", root, *args, env=script_env(fake))
+
+
+def latest(fake, root, *args):
+    fake.clear_log()
+    return run_script("get_latest_comments.py", "--root", root, *args, env=script_env(fake))
+
+
+def hold_lock(path):
+    """Another process holding a round's lock until it is killed."""
+    holder = subprocess.Popen(
+        [SCRIPT_PYTHON, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(120)",
+         str(path)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def opened(pid, path, timeout=60.0):
+    """Wait until process `pid` holds `path` open (it is waiting for that lock)."""
+    deadline = time.monotonic() + timeout
+    target = os.path.realpath(path)
+    while time.monotonic() < deadline:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                        return True
+                except OSError:
+                    continue
+        except FileNotFoundError:
+            return False
+        time.sleep(0.02)
+    return False
+
+
+# --------------------------------------------------------------------------- defect 1
+
+def test_a_confirm_whose_snapshot_left_the_inbox_file_while_it_waited_changes_nothing(
+        gh, tmp_path):
+    """The confirm reads snapshot S, then waits for a round lock; meanwhile the agent unfollows
+    a round of S (marking S) and 4 newer inbox checks push S out of the kept 4. Under the
+    locks, S is no longer kept: the confirm must not apply the entries it read before (that
+    recreates the unfollowed round, from a snapshot the inbox no longer holds)."""
+    r = inbox(gh, tmp_path, "--follow", KEY[A], "--follow", KEY[K])
+    assert r.code == 0, r
+    s = r.json["snapshot_id"]
+    a, k = Agent(gh, tmp_path, "--issue", A), Agent(gh, tmp_path, "--issue", K)
+    lock = state_dir(tmp_path) / f".{OWNER}-{NAME}-{A}.lock"
+    holder = hold_lock(lock)
+    confirm = None
+    try:
+        confirm = subprocess.Popen(
+            [SCRIPT_PYTHON, str(SCRIPTS / "get_latest_comments.py"), "--root", str(tmp_path),
+             "--followed", "--confirm-updates", "--snapshot-id", s],
+            env=script_env(gh), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert opened(confirm.pid, lock), "the confirm never reached A's lock"
+        u = latest(gh, tmp_path, "--unfollow", KEY[K])
+        assert u.code == 0 and u.json["inbox_snapshots_marked"] == 1, u
+        for _ in range(4):
+            z = inbox(gh, tmp_path, "--follow", KEY[Z])
+            assert z.code == 0, z
+        kept = json.loads((state_dir(tmp_path) / "inbox-updates.json").read_text())
+        assert s not in [x["snapshot_id"] for x in kept["snapshots"]]
+    finally:
+        holder.kill()
+        holder.wait()
+        out, err = confirm.communicate(timeout=60) if confirm else (b"", b"")
+    assert confirm.returncode == 7, (out, err)
+    assert not k.file().exists(), "the unfollowed round was recreated"
+    assert not a.file().exists()
