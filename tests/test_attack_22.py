@@ -108,3 +108,53 @@ def test_a_confirm_whose_snapshot_left_the_inbox_file_while_it_waited_changes_no
     assert confirm.returncode == 7, (out, err)
     assert not k.file().exists(), "the unfollowed round was recreated"
     assert not a.file().exists()
+
+
+# --------------------------------------------------------------------------- defect 2
+
+def test_an_unfollow_during_a_wait_drops_a_round_that_started_from_a_comment_url(gh, tmp_path):
+    """K is followed from a comment's URL (no checkpoint: the URL's #issuecomment-ID is its
+    cursor) and has an updates file from an earlier inbox check. The agent unfollows K while a
+    wait runs (its files removed), then K gets a reply. The wait must drop K as it drops a
+    round with a checkpoint (listed in `unfollowed`, nothing of K written), else confirming the
+    wait's snapshot recreates the round the agent dropped."""
+    first = gh.add_comment(OWNER, NAME, K, "my question", user="octocat")["id"]
+    url = f"{gh.url}/{OWNER}/{NAME}/issues/{K}#issuecomment-{first}"
+    b = inbox(gh, tmp_path, "--follow", KEY[A])
+    assert b.code == 0, b
+    assert latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                  b.json["snapshot_id"]).code == 0
+    r = inbox(gh, tmp_path, "--follow", url)  # an earlier look: K's updates file, no checkpoint
+    assert r.code == 0 and r.json["quiet"] == [KEY[K]], r
+    k = Agent(gh, tmp_path, "--issue", K)
+    assert k.file("updates").exists() and not k.file().exists()
+    gh.clear_log()
+    env = script_env(gh, GH_MONITOR_TEST_TIME_SCALE="0.1")
+    waiting = subprocess.Popen(
+        [SCRIPT_PYTHON, str(SCRIPTS / "check_issue_updates.py"), "--root", str(tmp_path),
+         "--follow", url, "--followed", "--wait", "120", "--poll-interval", "5"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while len(gh.requests) < 2 and time.monotonic() < deadline:  # its first poll is done
+            time.sleep(0.05)
+        assert len(gh.requests) >= 2, gh.requests
+        u = run_script("get_latest_comments.py", "--unfollow", url, "--root", tmp_path,
+                       env=script_env(gh))
+        assert u.code == 0 and str(k.file("updates")) in u.json["removed"], u
+        gh.add_comment(OWNER, NAME, K, "a reply nobody follows any more", user="bob")
+        out, err = waiting.communicate(timeout=120)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+            waiting.wait()
+    assert waiting.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["unfollowed"] == [KEY[K]], doc
+    assert KEY[K] not in [c["key"] for c in doc["conversations"]] + doc["quiet"]
+    assert not k.file("updates").exists() and not k.file().exists()
+    if doc["snapshot_id"]:
+        c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                   doc["snapshot_id"])
+        assert c.code == 0, c
+    assert not k.file().exists(), "the unfollowed round was recreated"

@@ -131,7 +131,7 @@ def _commit(sel: Selection, live: List[Member], snapshot_id: str) -> Tuple[List[
             except StateError as exc:
                 m.error, m.doc = exc, None
                 continue
-            if m.rnd.had_checkpoint and stored is None:  # --unfollow while it was read
+            if _unfollowed_since_start(m, stored):
                 unfollowed.append(m.key)
                 m.doc = None
                 continue
@@ -143,6 +143,17 @@ def _commit(sel: Selection, live: List[Member], snapshot_id: str) -> Tuple[List[
             inbox.add({"snapshot_id": snapshot_id, "retrieved_at": now_iso(),
                        "rounds": entries})
     return unfollowed, bool(entries)
+
+
+def _unfollowed_since_start(m: Member, stored: Any) -> bool:
+    """Whether `--unfollow` removed the round's files while this command read it (the round
+    lock held): its checkpoint is gone, or (a round started from a REF's comment id, without a
+    checkpoint) the updates file it had is gone. Only an unfollow removes them; a round that
+    had no file at all is not followed anywhere, and an unfollow of it removed nothing."""
+    if stored is not None:
+        return False
+    return m.rnd.had_checkpoint or (m.had_updates
+                                    and not os.path.lexists(m.rnd.store.paths.updates))
 
 
 def _write_round(m: Member) -> None:

@@ -50,6 +50,7 @@ class Member:
     previous: Cursors = None         # where the read starts (the checkpoint, or the REF's id)
     hints: Any = None
     start_id: Optional[int] = None   # the REF's comment id, used as the starting cursor
+    had_updates: bool = False        # its updates file stood there when the round started
     reading: Optional[Reading] = None
     cursors: Cursors = None          # a wait's position (inbox_wait.py)
     poll_hints: Any = None
@@ -133,6 +134,7 @@ def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Me
                          store_for(ref, paths, host), options, args.max_pages)
             m.rnd.warnings.extend(ref.warnings)
             m.previous, m.hints = m.rnd.start()
+            m.had_updates = os.path.lexists(paths.updates)
             if ref.start_comment_id is not None:
                 if m.previous is None:
                     m.start_id = ref.start_comment_id
