@@ -486,7 +486,7 @@ classify_failure() {
         FAIL_CODE=auth
       fi
       ;;
-    404 | 410)
+    404 | 410 | 451)  # 451: a repository blocked for legal reasons, as the Python path
       FAIL_EXIT=4
       FAIL_CODE=not_found
       ;;

@@ -21,6 +21,7 @@ from tests.support import (
     script_env,
     state_dir,
 )
+from tests.test_shell_fallback import assert_error, run_sh, sh_env  # noqa: F401 (a fixture)
 
 A, K, Z = 2, 5, 9  # key order: A before K; Z only pushes inbox snapshots out
 KEY = {n: f"{OWNER}/{NAME}/issues/{n}" for n in (A, K, Z)}
@@ -158,3 +159,38 @@ def test_an_unfollow_during_a_wait_drops_a_round_that_started_from_a_comment_url
                    doc["snapshot_id"])
         assert c.code == 0, c
     assert not k.file().exists(), "the unfollowed round was recreated"
+
+
+# --------------------------------------------------------------------------- defect 3
+
+def test_a_repository_blocked_for_legal_reasons_is_that_rounds_error(gh, tmp_path):
+    """GitHub answers 451 "Repository access blocked" for every request into a repository
+    taken down (a DMCA notice: github/rest-api-description#3314, python-github-backup#163).
+    That belongs to the rounds of that repository: the others are read (exit 0). It was a
+    usage error (exit 2) that ended the whole inbox."""
+    fake = gh
+    fake.add_repo(OWNER, "blocked")
+    fake.add_issue(OWNER, "blocked", 1)
+    fake.inject(path=f"^/repos/{OWNER}/blocked/", status=451, times=None,
+                body={"message": "Repository access blocked",
+                      "block": {"reason": "dmca", "created_at": "2021-04-22T17:53:56Z"}})
+    r = inbox(fake, tmp_path, "--follow", f"{OWNER}/blocked#1", "--follow", KEY[A])
+    assert r.code == 0, r
+    assert [(e["key"], e["error"]["code"], e["error"]["status"]) for e in r.json["errors"]] == [
+        (f"{OWNER}/blocked/issues/1", "not_found", 451)]
+    assert [c["key"] for c in r.json["conversations"]] == [KEY[A]]
+    # alone, the round is exit 4 (not found: unavailable to this token), not a usage error
+    one = run_script("check_issue_updates.py", "--root", tmp_path, "--repo", f"{OWNER}/blocked",
+                     "--issue", 1, env=script_env(fake))
+    assert one.code == 4 and one.json["error"]["status"] == 451, one
+
+
+def test_the_shell_fallback_says_not_found_for_a_blocked_repository(fake, sh_env):  # noqa: F811
+    """The same 451 through gh and jq: exit 4 `not_found` as the Python path (it was exit 6
+    `server`)."""
+    env = sh_env
+    fake.add_repo(OWNER, NAME)
+    fake.add_pull(OWNER, NAME, 7, title="t")
+    fake.inject(path=f"^/repos/{OWNER}/{NAME}/", status=451, times=None,
+                body={"message": "Repository access blocked"})
+    assert_error(run_sh(env, "--repo", f"{OWNER}/{NAME}", "--pr", 7), 4, "not_found", 451)

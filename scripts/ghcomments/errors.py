@@ -163,8 +163,8 @@ def error_from_response(status: int, headers: Mapping[str, str], body: Any,
                                 retry_after_seconds=wait)
     if status in (401, 403):
         return AuthError(detail, status=status)
-    if status in (404, 410):
-        return NotFoundError(detail, status=status)
+    if status in (404, 410, 451):  # 451: a repository blocked for legal reasons (a DMCA
+        return NotFoundError(detail, status=status)  # notice): unavailable, as a gone one
     if status == 422 or 400 <= status < 500:
         return UsageError(detail, status=status)
     return ServerError(detail, status=status)
