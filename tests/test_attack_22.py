@@ -194,3 +194,43 @@ def test_the_shell_fallback_says_not_found_for_a_blocked_repository(fake, sh_env
     fake.inject(path=f"^/repos/{OWNER}/{NAME}/", status=451, times=None,
                 body={"message": "Repository access blocked"})
     assert_error(run_sh(env, "--repo", f"{OWNER}/{NAME}", "--pr", 7), 4, "not_found", 451)
+
+
+# --------------------------------------------------------------------------- defect 4
+
+def test_max_total_on_a_first_look_pull_request_never_passes_its_newest_comment(fake, tmp_path):
+    """A pull-request round without a checkpoint, `--max-total 1`: its newest review comes (a
+    review is never cut), and its conversation got no unit. Its conversation cursor must not
+    pass the newest comment that was not returned (it jumped to it, `more_available: false`,
+    the comment never shown); the round holds more (`more_in`), and the next checks bring it."""
+    from tests.test_inbox import review
+
+    fake.add_repo(OWNER, NAME)
+    fake.add_pull(OWNER, NAME, 7, title="PR 7")
+    comments = fake.add_comments(OWNER, NAME, 7, 2)
+    fake.review_order = "id"
+    rid, cids = review(fake, 7, 1)
+    key = f"{OWNER}/{NAME}/pull/7"
+    seen, docs = [], []
+    while True:
+        r = inbox(fake, tmp_path, "--follow", key, "--max-total", 1)
+        assert r.code == 0, r
+        docs.append(r.json)
+        if not r.json["has_updates"]:
+            break
+        (c,) = r.json["conversations"]
+        seen += [("c", x["id"]) for x in c["new_comments"]]
+        seen += [("r", x["id"]) for x in c["new_reviews"]]
+        seen += [("rc", x["id"]) for x in c["new_review_comments"]]
+        done = latest(fake, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                      r.json["snapshot_id"])
+        assert done.code == 0, done
+        assert len(docs) < 6
+    first = docs[0]["conversations"][0]
+    assert [x["id"] for x in first["new_reviews"]] == [rid]
+    assert first["new_comments"] == [] and first["more_available"] is True, first
+    assert docs[0]["more_in"] == [key]
+    assert len(seen) == len(set(seen)), "an item returned twice"
+    assert ("c", comments[-1]) in seen, "the newest comment was passed, never returned"
+    assert {("r", rid)} | {("rc", i) for i in cids} <= set(seen)
+

@@ -99,7 +99,7 @@ def _cut(live: List[Member], max_total: Optional[int]) -> List[str]:
         if k >= len(u):
             continue
         m.reading = m.rnd.cut(m.previous, m.reading, kept_by_kind(u, k))
-        if m.previous is not None:
+        if m.previous is not None or m.reading.more_available:
             more_in.append(m.key)
     return more_in
 

@@ -133,6 +133,10 @@ class Stream:
         """`batch` with only `keep` of its items (--max-total, budget.py): after a cursor the
         oldest, the cursor past the last kept one and more available (no hint: something lies
         after the cursor); without one (`tail`) the newest, the older ones not returned."""
+        if tail and keep == 0 and batch.items:
+            # nothing of this stream returned (another stream of the round took the bound): it
+            # stays unread, so its newest item comes next time, as a first look of the stream
+            return replace(batch, items=[], cursor=previous, hint=None, more_available=True)
         if tail:
             dropped = len(batch.items) - keep
             return replace(batch, items=batch.items[dropped:],
