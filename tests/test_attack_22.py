@@ -234,3 +234,26 @@ def test_max_total_on_a_first_look_pull_request_never_passes_its_newest_comment(
     assert ("c", comments[-1]) in seen, "the newest comment was passed, never returned"
     assert {("r", rid)} | {("rc", i) for i in cids} <= set(seen)
 
+
+# --------------------------------------------------------------------------- defect 5
+
+@pytest.mark.parametrize("key", ["../../escape/issues/1", "Octo/Hello/issues/2",
+                                 "octo/hello/issues/02", "octo/hello#2", "octo/hello/pulls/2"])
+def test_an_inbox_file_naming_a_round_by_no_key_is_corrupt_and_left_as_it_is(gh, tmp_path, key):
+    """The inbox file names rounds by key. One that is not a key as the inbox writes it (a
+    path, another spelling) is a corrupt state file: exit 7, reported, nothing changed. It was
+    parsed as a REF: exit 2 `usage` for a malformed REF the agent never typed, or a round
+    confirmed under a key no inbox wrote."""
+    r = inbox(gh, tmp_path, "--follow", KEY[A])
+    assert r.code == 0, r
+    path = state_dir(tmp_path) / "inbox-updates.json"
+    doc = json.loads(path.read_text())
+    doc["snapshots"][0]["rounds"][0]["key"] = key
+    path.write_text(json.dumps(doc))
+    before = path.read_bytes()
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 7 and c.json["error"]["code"] == "state", c
+    assert "corrupt" in c.json["error"]["message"]
+    assert path.read_bytes() == before
+    assert not Agent(gh, tmp_path, "--issue", A).file().exists()

@@ -26,6 +26,7 @@ import os
 from typing import Any, Dict, Iterator, List, Optional
 
 from .errors import StateError
+from .refs import is_key
 from .state import LOCK_WAIT_SECONDS, SCHEMA_VERSION, StatePaths, file_lock, read_json, write_json
 
 INBOX_NAME = "inbox-updates.json"
@@ -52,7 +53,7 @@ def _valid_round(entry: Any) -> bool:
     if not isinstance(entry, dict) or set(entry) != set(ROUND_FIELDS):
         return False
     sha = entry["previous_sha256"]
-    return (isinstance(entry["key"], str) and isinstance(entry["snapshot_id"], str)
+    return (is_key(entry["key"]) and isinstance(entry["snapshot_id"], str)
             and isinstance(entry["had_checkpoint"], bool)
             and isinstance(entry["unfollowed"], bool)
             and (sha is None or (isinstance(sha, str) and len(sha) == 64))

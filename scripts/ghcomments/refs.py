@@ -132,6 +132,21 @@ def parse_ref(text: str, api_url: str) -> RoundRef:
     raise _bad(text, "not a form this command knows")
 
 
+def is_key(text: object) -> bool:
+    """Whether `text` is a round's key exactly as the inbox writes it (O/R/issues/N or
+    O/R/pull/N, lowercased, checked as --repo and --issue): what a state file may name."""
+    if not isinstance(text, str) or len(text) > MAX_REF_CHARS:
+        return False
+    m = _KEY_RE.fullmatch(text)
+    if not m:
+        return False
+    try:
+        owner, repo, number = _names(text, m.group(1), m.group(2), m.group(4))
+    except UsageError:
+        return False
+    return RoundRef(m.group(3), owner, repo, number).key == text
+
+
 def _parse_url(text: str, api_url: str) -> RoundRef:
     scheme = text.split("://", 1)[0].lower()
     if scheme not in ("http", "https"):
