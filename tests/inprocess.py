@@ -1,0 +1,77 @@
+"""The scripts' `main()` run in-process, for the property and model tests (CONTRACT section 20).
+
+Hypothesis runs hundreds of commands per test; as subprocesses each pays for an interpreter
+and the helper's imports. Here `call` runs `python3 scripts/NAME.py argv` through the same
+`gic.run` wrapper in this process, with the environment the subprocess would get and stdout
+captured, and `InProcessAgent` is `tests.support.Agent` on top of it. Every command line these
+tests use keeps its subprocess tests elsewhere (tests/test_monitor.py, test_pr_rounds.py,
+test_round_engine.py ...), run as agents run them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from typing import Any, Dict, Sequence, Tuple
+
+from tests.support import OWNER, SCRIPTS, Agent
+
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))
+import check_issue_updates  # noqa: E402
+import get_latest_comments  # noqa: E402
+import github_issue_comments as gic  # noqa: E402
+from ghcomments import interrupt, state  # noqa: E402, F401  (state: for the model's kills)
+
+interrupt.uninstall()  # importing the helper notes signals from then on: not in pytest itself
+
+MODULES = {"check_issue_updates.py": check_issue_updates,
+           "get_latest_comments.py": get_latest_comments}
+
+
+def call(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int, Any]:
+    """`python3 scripts/NAME.py argv` in-process: (exit code, parsed stdout)."""
+    saved_env = dict(os.environ)
+    buf = io.BytesIO()
+    out = io.TextIOWrapper(buf, encoding="utf-8")
+    saved = sys.stdout, sys.stderr
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdout, sys.stderr = out, io.StringIO()
+    try:
+        code = gic.run(module.main, [str(a) for a in argv], exit_code=gic.exit_code)
+    finally:
+        out.flush()
+        sys.stdout, sys.stderr = saved
+        os.environ.clear()
+        os.environ.update(saved_env)
+        interrupt.uninstall()
+    return code, json.loads(buf.getvalue().decode("utf-8"))
+
+
+class Result:
+    """What `tests.support.Run` gives the tests that use it: the exit code and the document."""
+
+    def __init__(self, code: int, doc: Any) -> None:
+        self.code, self._doc = code, doc
+
+    @property
+    def json(self) -> Any:
+        return self._doc
+
+    def __repr__(self) -> str:
+        return f"Result({self.code}, {json.dumps(self._doc)[:1500]})"
+
+
+def run_script(name: str, *args: Any, env: Dict[str, str]) -> Result:
+    """`tests.support.run_script` for the monitor's two scripts, in-process."""
+    return Result(*call(MODULES[name], args, env))
+
+
+class InProcessAgent(Agent):
+    def run(self, script: str, *args: Any, env: Any = None) -> Result:  # type: ignore[override]
+        self.fake.clear_log()
+        return run_script(script, "--repo", f"{OWNER}/{self.name}", self.flag, self.number,
+                          "--root", self.root, *args, env=env or self.env)
