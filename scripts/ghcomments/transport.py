@@ -128,10 +128,18 @@ class RequestsTransport:
         self._token = token
         self.timeout = timeout
         self.authenticated = bool(token)
-        self.fingerprint = token_fingerprint(token)
+        self._fingerprint: Any = False  # not computed yet (see `fingerprint`)
         self._session: Any = None
         self._fallback = fallback  # --transport auto: a gh transport when requests is missing
         self._delegate: Any = None
+
+    @property
+    def fingerprint(self) -> Optional[str]:
+        """The token's SHA-256, computed when first asked: only `@me` asks, and hashlib (with
+        OpenSSL) costs a poll that never needs it about 2 ms (CONTRACT section 20)."""
+        if self._fingerprint is False:
+            self._fingerprint = token_fingerprint(self._token)
+        return self._fingerprint
 
     def _open(self) -> Any:
         if self._session is None:
