@@ -22,24 +22,27 @@ if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 import check_issue_updates  # noqa: E402
 import get_latest_comments  # noqa: E402
+import get_pr_comments  # noqa: E402
 import github_issue_comments as gic  # noqa: E402
 from ghcomments import interrupt, state  # noqa: E402, F401  (state: for the model's kills)
 
 interrupt.uninstall()  # importing the helper notes signals from then on: not in pytest itself
 
 MODULES = {"check_issue_updates.py": check_issue_updates,
-           "get_latest_comments.py": get_latest_comments}
+           "get_latest_comments.py": get_latest_comments,
+           "get_pr_comments.py": get_pr_comments}
 
 
-def call(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int, Any]:
-    """`python3 scripts/NAME.py argv` in-process: (exit code, parsed stdout)."""
+def call_raw(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int, str, str]:
+    """`python3 scripts/NAME.py argv` in-process: (exit code, stdout, stderr)."""
     saved_env = dict(os.environ)
     buf = io.BytesIO()
     out = io.TextIOWrapper(buf, encoding="utf-8")
+    err = io.StringIO()
     saved = sys.stdout, sys.stderr
     os.environ.clear()
     os.environ.update(env)
-    sys.stdout, sys.stderr = out, io.StringIO()
+    sys.stdout, sys.stderr = out, err
     try:
         code = gic.run(module.main, [str(a) for a in argv], exit_code=gic.exit_code)
     finally:
@@ -48,26 +51,32 @@ def call(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int, An
         os.environ.clear()
         os.environ.update(saved_env)
         interrupt.uninstall()
-    return code, json.loads(buf.getvalue().decode("utf-8"))
+    return code, buf.getvalue().decode("utf-8", "replace"), err.getvalue()
+
+
+def call(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int, Any]:
+    """`python3 scripts/NAME.py argv` in-process: (exit code, parsed stdout)."""
+    code, out, _ = call_raw(module, argv, env)
+    return code, json.loads(out)
 
 
 class Result:
-    """What `tests.support.Run` gives the tests that use it: the exit code and the document."""
+    """What `tests.support.Run` gives: the exit code, stdout, stderr and the parsed document."""
 
-    def __init__(self, code: int, doc: Any) -> None:
-        self.code, self._doc = code, doc
+    def __init__(self, code: int, stdout: str, stderr: str = "") -> None:
+        self.code, self.stdout, self.stderr = code, stdout, stderr
 
     @property
     def json(self) -> Any:
-        return self._doc
+        return json.loads(self.stdout)
 
     def __repr__(self) -> str:
-        return f"Result({self.code}, {json.dumps(self._doc)[:1500]})"
+        return f"Result({self.code}, {self.stdout[:1500]!r}, {self.stderr[:1500]!r})"
 
 
 def run_script(name: str, *args: Any, env: Dict[str, str]) -> Result:
-    """`tests.support.run_script` for the monitor's two scripts, in-process."""
-    return Result(*call(MODULES[name], args, env))
+    """`tests.support.run_script` for the Python entry scripts, in-process."""
+    return Result(*call_raw(MODULES[name], args, env))
 
 
 class InProcessAgent(Agent):
