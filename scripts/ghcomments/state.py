@@ -25,11 +25,11 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from . import interrupt, records
 from .errors import StateError, UsageError, encode_json
+from .plain import plain
 
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
@@ -69,7 +69,7 @@ def validate_comment_id(value: Any, flag: str) -> int:
     return number
 
 
-@dataclass
+@plain
 class StatePaths:
     root: str
     folder: str

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from . import __version__
 from .config import plain_url
 from .errors import DependencyError, UsageError, requests_missing
+from .plain import plain
 
 USER_AGENT = f"gh-issue-comment-monitor/{__version__}"
 STANDARD_HEADERS = {
@@ -38,7 +38,7 @@ STANDARD_HEADERS = {
 }
 
 
-@dataclass
+@plain
 class Response:
     status: int
     headers: Dict[str, str]  # lower-case names
