@@ -11,7 +11,6 @@ from . import records
 from .engine import Round
 from .errors import StateError, UsageError
 from .reading import Cursors, Reading
-from .review_stream import ReviewStream
 from .streams import ConversationStream, Stream, checkpoint_of, cursor_part
 
 
@@ -97,6 +96,8 @@ class PullRequestRound(Round):
     shown_keys = ("new_comments", "new_reviews", "new_review_comments")
 
     def streams_for(self) -> Dict[str, Stream]:
+        from .review_stream import ReviewStream  # an issue's round never loads it
+
         conversation = ConversationStream(*self.stream_args(), **self.filters())
         conversation.zero_when_empty = True  # a round's cursor starts at 0 on an empty one
         return {"reviews": ReviewStream(*self.stream_args(), **self.filters()),
