@@ -20,7 +20,6 @@ rate limits, links), scan (the comment-list algorithms), normalize, state, engin
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Tuple
 
 from ghcomments import interrupt
 
@@ -46,7 +45,13 @@ from ghcomments.filters import parse_ignore
 from ghcomments.layouts import Monitor, PullRequestRound
 from ghcomments.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
 
-Result = Tuple[Dict[str, Any], Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Tuple
+
+    Result = Tuple[Dict[str, Any], Any]
+else:  # the alias names a type in annotations only
+    Result = None
 
 
 def _options(args: argparse.Namespace) -> Options:

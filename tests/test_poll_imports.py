@@ -21,7 +21,7 @@ ISSUE = 5
 PR = 7
 # Never on a plain-HTTP no-change poll (CONTRACT section 20), nor what only other paths use.
 FORBIDDEN = ("requests", "urllib3", "certifi", "ssl", "_ssl", "charset_normalizer", "idna",
-             "subprocess", "dataclasses", "ghcomments.writer", "ghcomments.pr",
+             "subprocess", "dataclasses", "typing", "ghcomments.writer", "ghcomments.pr",
              "ghcomments.threads", "ghcomments.preflight", "ghcomments.confirm",
              "ghcomments.selectors", "ghcomments.wait")
 # An issue's round has no review stream; JSON needs no summary renderer.

@@ -11,7 +11,6 @@ import argparse
 import os
 import re
 import sys
-from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from . import config, interrupt, tokens
 from .client import GitHubClient
@@ -26,6 +25,10 @@ from .state import (
     validate_comment_id,
     validate_issue_number,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 EXIT_CODES = """exit codes:
   0  success (also "no new comments")       4  not found (repository, issue, PR, comment)

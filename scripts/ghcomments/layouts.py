@@ -5,18 +5,19 @@ comments, and its conversation (CONTRACT sections 5 and 12)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
-
 from . import records
 from .engine import Round
 from .errors import StateError, UsageError
 from .reading import Cursors, Reading
 from .streams import ConversationStream, Stream, checkpoint_of, cursor_part
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
+
 
 def _name(cid: Optional[int]) -> str:
     return f"checkpoint {cid}" if cid is not None else "no checkpoint"
-
 
 
 class Monitor(Round):

@@ -14,7 +14,6 @@ The timeline is secondary: when a part of it fails, the rest is returned and the
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from . import config, errors
 from .cli import Context
@@ -39,6 +38,10 @@ from .normalize import (
 )
 from .plain import factory, plain
 from .state import validate_issue_number
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 PAGE = 100
 # Safety bounds; reaching one is reported in `limitations`, never silent.

@@ -4,17 +4,21 @@ The read itself and its document are the engine's (engine.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
-
 from .filters import AuthorFilter
 from .interrupt import Interrupted
 from .plain import factory, plain
 from .streams import Batch
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional
+
+    Cursors = Optional[Dict[str, Optional[Dict[str, Any]]]]  # None: no checkpoint at all
+else:  # the alias names a type in annotations only
+    Cursors = None
+
 DEFAULT_LIMIT = 20
 DEFAULT_MAX_PAGES = 10
-
-Cursors = Optional[Dict[str, Optional[Dict[str, Any]]]]  # None: no checkpoint at all
 
 
 class Options:

@@ -10,11 +10,13 @@ were only appended after the last one, only the windows after it are read (`appe
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
-
 from .errors import NotFoundError, ServerError
 from .plain import factory, plain
 from .scan import PER_PAGE_MAX, CommentList, Page, Window, best_probe, next_window
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 @plain

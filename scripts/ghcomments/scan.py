@@ -24,12 +24,19 @@ checkpoint's poll hint, so a poll that finds nothing is one conditional request 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .client import GitHubClient
 from .errors import ServerError
 from .plain import factory, plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional
+
+    Keep = Callable[[Dict[str, Any]], bool]
+else:  # the alias names a type in annotations only
+    Keep = None
 
 PER_PAGE_MAX = 100
 HALVE_STATUSES = (500, 502, 503, 504)
@@ -251,9 +258,6 @@ class CommentList:
         if page.has_next:
             raise ServerError(f"{self.what}: a next page but no last page in Link")
         return len(page.items)
-
-
-Keep = Callable[[Dict[str, Any]], bool]
 
 
 def first_kept(items: List[Any], limit: int, keep: Optional[Keep] = None) -> List[Any]:

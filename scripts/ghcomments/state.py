@@ -25,11 +25,14 @@ import os
 import re
 import stat
 import time
-from typing import Any, Dict, Iterator, Optional, Tuple
 
 from . import interrupt, records
 from .errors import StateError, UsageError, encode_json
 from .plain import plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Iterator, Optional, Tuple
 
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"

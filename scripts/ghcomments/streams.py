@@ -13,7 +13,6 @@ A pull request's reviews are the other stream: review_stream.py (its read), revi
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import normalize, records
 from .errors import NotFoundError, ServerError
@@ -25,6 +24,10 @@ from .scan import (
     ScanResult,
     Window,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 ZERO_CONVERSATION = {"last_comment_id": 0, "last_comment_created_at": None}
 

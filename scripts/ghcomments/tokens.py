@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, List, Mapping, Set, Tuple
 
 from .errors import AuthError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Iterable, List, Mapping, Set, Tuple
 
 # The environment variables that may hold a token (CONTRACT section 2).
 TOKEN_VARIABLES = ("GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from . import __version__
 from .config import plain_url
 from .errors import DependencyError, UsageError, requests_missing
 from .plain import plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, Mapping, Optional
 
 USER_AGENT = f"gh-issue-comment-monitor/{__version__}"
 STANDARD_HEADERS = {
