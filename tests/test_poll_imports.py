@@ -118,3 +118,18 @@ def test_the_measurement_sees_requests_where_a_first_look_needs_it(issue_agent, 
     assert code == 0 and '"has_updates": true' in out, out
     assert "requests" in names and "urllib3" in names
     assert forbidden(names) != []
+
+
+def test_an_https_request_after_a_plain_http_one_gets_http_client_with_tls_back():
+    """http.client imported with ssl masked has no HTTPSConnection; the first https request in
+    the same process imports ssl and gets it back (transport._http_client)."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from ghcomments import transport as t\n"
+            "plain = t._http_client(tls=False)\n"
+            "assert 'ssl' not in sys.modules and not hasattr(plain, 'HTTPSConnection')\n"
+            "tls = t._http_client(tls=True)\n"
+            "assert tls is sys.modules['http.client'] and 'ssl' in sys.modules\n"
+            "assert issubclass(tls.HTTPSConnection, tls.HTTPConnection)\n"
+            "print('ok')\n")
+    proc = subprocess.run([SCRIPT_PYTHON, "-c", code, str(SCRIPTS)], capture_output=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0 and proc.stdout == b"ok\n", proc.stderr.decode()[-2000:]
