@@ -142,8 +142,9 @@ def test_every_comment_deleted_still_polls_free(agent, issue):
 
 
 def test_after_comment_id_not_in_the_list_waits_on_conditional_probes(agent, issue):
-    # 0.05: 3 s of real time, a poll every 0.25 s: 12 polls even where a poll takes 0.2 s
-    env = dict(agent.env, GH_MONITOR_TEST_TIME_SCALE="0.05")
+    # 0.2: 12 s of real time, a poll every second: 12 polls even on a machine so loaded (two
+    # suites at once, load 10 on 2 cores) that a poll takes half a second
+    env = dict(agent.env, GH_MONITOR_TEST_TIME_SCALE="0.2")
     made = issue.add_comments(OWNER, NAME, ISSUE, 6)
     issue.delete_comment(made[-1])  # the agent's own comment, deleted since
     r = agent.check("--after-comment-id", made[-1], "--wait", 60, "--poll-interval", 5,
