@@ -27,7 +27,7 @@ def test_the_suite_time_is_written_by_the_controller_pass_or_fail(tmp_path, work
     assert proc.returncode == 1, proc.stdout.decode()[-2000:]
     doc = json.loads(out.read_text())
     assert doc["exit_status"] == 1 and doc["tests_collected"] == 2 and doc["tests_failed"] == 1
-    assert doc["workers"] == (2 if workers else 1) and 0 < doc["wall_seconds"] < 300
+    assert doc["workers"] == (2 if workers else 1) and 0 <= doc["wall_seconds"] < 300
     if (REPO / ".git").exists():  # a clone (an archive has no commit to name)
         assert len(doc["commit"]) == 40 and isinstance(doc["dirty"], bool)
     assert doc["date"].endswith("+00:00") and doc["cpus"] == os.cpu_count()
