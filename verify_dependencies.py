@@ -30,7 +30,8 @@ def main(argv):
                    help="REST base (default: env GITHUB_API_URL, else https://api.github.com)")
     p.add_argument("--check-network", action="store_true",
                    help="also call GET /rate_limit (costs no rate limit)")
-    p.add_argument("--timeout", type=cli.positive_float("--timeout"), default=30.0, metavar="S",
+    p.add_argument("--timeout", type=cli.positive_float("--timeout", allow_zero=False),
+                   default=30.0, metavar="S",
                    help="timeout of the network check in seconds (default 30)")
     args = p.parse_args(argv)
     env = dict(os.environ)

@@ -12,6 +12,9 @@ updates file. Confirm it with get_latest_comments.py --confirm-updates once hand
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --limit 100 --retained triage
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --wait 540 \
       --after-comment-id 4309098042 --ignore-author @me
+  python3 scripts/check_issue_updates.py --follow octo/demo#5 --follow octo/demo/pull/7
+  python3 scripts/check_issue_updates.py --followed --retained triage --ignore-author @me \
+      --humans-only --wait 540
 """
 
 import sys
@@ -39,6 +42,16 @@ def main(argv):
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")
+    f = p.add_argument_group("following several conversations (one document, one wait)")
+    f.add_argument("--follow", action="append", metavar="REF",
+                   help="a round to read (repeatable): a web or API URL of an issue or pull "
+                   "request (an issue comment's URL starts from that comment), O/R/issues/N, "
+                   "O/R/pull/N or O/R#N")
+    f.add_argument("--followed", action="store_true",
+                   help="every round with a checkpoint in this work folder")
+    f.add_argument("--max-total", type=gic.positive_int("--max-total"), metavar="N",
+                   help="with --follow/--followed: at most N items in the whole document, "
+                   "round-robin over the rounds (default 100; a review comes whole)")
     gic.add_state_args(p)
     gic.add_connection_args(p)
     gic.add_output_args(p)

@@ -17,7 +17,8 @@ Usage: get-pr-comments.sh [--owner OWNER --repo NAME | --repo OWNER/NAME] --pr N
                           [--include-system]
 
 Read-only CLI fallback for pull-request review feedback. Needs only bash, gh, jq and git; reads
-GitHub's REST API through `gh api --paginate` (GET only) and never changes the pull request.
+GitHub's REST API through `gh api`, one call a page (GET only, next links followed only on the
+API's origin, no token variable in gh's environment) and never changes the pull request.
 
 Options:
   --owner OWNER        repository owner (with --repo NAME)
@@ -499,40 +500,165 @@ classify_failure() {
   fi
 }
 
-# GET $1 through `gh api -i` ($3 = paginate to follow every page), writing the parsed JSON
-# (pages merged for lists) to $2. Connection failures, responses cut short and 502/503/504 are
-# tried 3 times in all. Returns 0, or 1 with FAIL_* set.
-gh_get() {
-  local path="$1" out="$2" paginate="$3"
+# Where gh carries the token (docs/dependencies.md): only where it cannot hand it to another
+# origin. gh runs with the token variables removed from its environment, so it uses a per-host
+# login: its own, or, when the token is an environment variable's, a one-host configuration
+# (GH_CONF_DIR, in the temp folder, 0700/0600) holding that token for HOST and nothing else.
+# gh follows redirects itself: its request trace (GH_DEBUG=1, one "* Request to URL" line a
+# request) is checked, and an answer after a request to another origin than API_ORIGIN is exit
+# 6. Pages are followed here (Link rel="next", each checked), never with --paginate.
+GH_CONF_DIR=''
+API_ORIGIN=''
+PAGE_STATUS=''  # the HTTP status of the last page gh_page read
+readonly MAX_PAGES=100
+
+# scheme://host:port of URL $1 (the default port written out), "invalid" for an authority
+# that is not a plain host name or address with a port (userinfo, a backslash, spaces).
+origin_of() {
+  local url="$1" scheme authority host port=''
+  if ! [[ "${url}" =~ ^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*) ]]; then
+    printf 'invalid'
+    return 0
+  fi
+  scheme="${BASH_REMATCH[1],,}"
+  authority="${BASH_REMATCH[2],,}"
+  if ! [[ "${authority}" =~ ^[a-z0-9.-]+(:[0-9]{1,5})?$ ]]; then
+    printf 'invalid'
+    return 0
+  fi
+  host="${authority%%:*}"
+  if [[ "${authority}" == *:* ]]; then
+    port="${authority##*:}"
+  fi
+  if [ -z "${port}" ]; then
+    case "${scheme}" in
+      https) port=443 ;;
+      http) port=80 ;;
+      *) printf 'invalid'; return 0 ;;
+    esac
+  fi
+  printf '%s://%s:%s' "${scheme}" "${host}" "$((10#${port}))"
+}
+
+# The origin gh's REST API for HOST answers from (as gh builds it).
+api_origin() {
+  case "${HOST,,}" in
+    github.com) origin_of "https://api.github.com" ;;
+    github.localhost) origin_of "http://api.github.localhost" ;;
+    *) origin_of "https://${HOST}/api/v3" ;;
+  esac
+}
+
+# $1 as a YAML double-quoted scalar's content (a token is printable ASCII: only \ and ").
+yaml_quoted() {
+  local s="$1"
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "${s}"
+}
+
+# When a token variable is set, the token gh would send for HOST (`gh auth token`'s answer,
+# else gh's own rule: GH_TOKEN/GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN/
+# GITHUB_ENTERPRISE_TOKEN for another host) goes into GH_CONF_DIR for HOST alone.
+confine_token() {
+  local name token='' any=''
+  for name in "${TOKEN_VARIABLES[@]}"; do
+    if [ -n "${!name:-}" ]; then
+      any=1
+    fi
+  done
+  if [ -z "${any}" ]; then
+    return 0  # gh's own login, the variables being empty
+  fi
+  token="${GHCM_LOGIN_TOKEN}"
+  if [ -z "${token}" ]; then
+    case "${HOST}" in
+      github.com | github.localhost) token="${GH_TOKEN:-${GITHUB_TOKEN:-}}" ;;
+      *) token="${GH_ENTERPRISE_TOKEN:-${GITHUB_ENTERPRISE_TOKEN:-}}" ;;
+    esac
+  fi
+  if [ -z "${token}" ]; then
+    return 0
+  fi
+  GH_CONF_DIR="${tmp}/gh-config"
+  mkdir -m 700 "${GH_CONF_DIR}" || die 1 internal "cannot create ${GH_CONF_DIR}"
+  (
+    umask 077
+    printf '%s:\n    oauth_token: %s\n' "$(yaml_quoted "${HOST}")" "$(yaml_quoted "${token}")" \
+      >"${GH_CONF_DIR}/hosts.yml"
+  ) || die 1 internal "cannot write ${GH_CONF_DIR}/hosts.yml"
+}
+
+# `gh api` with no token variable in its environment, the one-host configuration when there
+# is one, and its request trace on (to stderr).
+run_gh_api() {
+  (
+    for name in "${TOKEN_VARIABLES[@]}"; do
+      unset "${name}"
+    done
+    unset DEBUG
+    export GH_DEBUG=1
+    if [ -n "${GH_CONF_DIR}" ]; then
+      export GH_CONFIG_DIR="${GH_CONF_DIR}"
+    fi
+    run_gh "$@"
+  )
+}
+
+# Check gh's request trace in stderr file $1 (gh's exit status $2): every request on
+# API_ORIGIN, else exit 6; none at all after gh answered, exit 6 too (nothing shows where it
+# went). The trace lines are taken out of $1, gh's own messages stay.
+check_trace() {
+  local errfile="$1" gh_rc="$2" line url origin seen=0
+  : >"${errfile}.kept"
+  while IFS= read -r line || [ -n "${line}" ]; do
+    case "${line}" in
+      '* Request to '*)
+        url="${line#'* Request to '}"
+        url="${url%$'\r'}"
+        seen=$((seen + 1))
+        origin="$(origin_of "${url}")"
+        if [ "${origin}" != "${API_ORIGIN}" ]; then
+          die 6 server "gh followed a redirect to another origin (${url:0:120}) than the API's (${API_ORIGIN}); its answer is refused (a token goes only to the API's origin)"
+        fi
+        ;;
+      '* Request at '* | '* Request took '*) ;;
+      *) printf '%s\n' "${line}" >>"${errfile}.kept" ;;
+    esac
+  done <"${errfile}"
+  mv -f "${errfile}.kept" "${errfile}"
+  if [ "${seen}" -eq 0 ] && [ "${gh_rc}" -eq 0 ]; then
+    die 6 server "gh printed no request trace (GH_DEBUG), so the origin of its answer is unknown; refused — use scripts/get_pr_comments.py"
+  fi
+}
+
+# The rel="next" URL of the Link header in headers file $1, or nothing.
+next_link() {
+  local link
+  link="$(header_value "$1" link)"
+  if [[ "${link}" =~ \<([^\>]*)\>[[:space:]]*\;[[:space:]]*rel=\"next\" ]]; then
+    printf '%s' "${BASH_REMATCH[1]}"
+  fi
+}
+
+# GET one page ($1: an API path, or a next link already checked) through `gh api -i`: its
+# body to ${tmp}/bodies, headers to ${tmp}/headers. Connection failures, responses cut short
+# and 502/503/504 are tried 3 times in all. Returns 0, or 1 with FAIL_* set.
+gh_page() {
+  local target="$1" path="$2"
   local raw="${tmp}/raw" errfile="${tmp}/stderr" bodies="${tmp}/bodies"
   local headers="${tmp}/headers" last="${tmp}/last"
   local attempt=1 gh_rc status
   local -a flags=(api -i --hostname "${HOST}" --method GET
     -H 'Accept: application/vnd.github+json' -H 'X-GitHub-Api-Version: 2022-11-28')
-  if [ "${paginate}" = paginate ]; then
-    flags+=(--paginate)
-  fi
   while :; do
     gh_rc=0
-    run_gh "${flags[@]}" "${path}" >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
+    run_gh_api "${flags[@]}" "${target}" >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
+    check_trace "${errfile}" "${gh_rc}"
     status="$(split_response "${raw}" "${bodies}" "${headers}" "${last}")"
+    PAGE_STATUS="${status}"
     if [ "${gh_rc}" -eq 0 ]; then
-      if [ "${paginate}" = paginate ]; then
-        jq -s 'if all(.[]; type == "array") then add // [] else error("not a list") end' \
-          "${bodies}" >"${out}" 2>/dev/null || gh_rc=-1
-      else
-        jq -s 'if length == 1 and (.[0] | type) == "object" then .[0]
-               else error("not one object") end' "${bodies}" >"${out}" 2>/dev/null || gh_rc=-1
-      fi
-      if [ "${gh_rc}" -eq 0 ]; then
-        return 0
-      fi
-      FAIL_EXIT=6
-      FAIL_CODE=server
-      FAIL_STATUS="${status}"
-      FAIL_RETRY=''
-      FAIL_MESSAGE="GET ${path}: malformed JSON in the response"
-      return 1  # a malformed body is not retried
+      return 0
     fi
     classify_failure "${path}" "${status}" "${headers}" "${last}" "${errfile}" "${gh_rc}"
     case "${FAIL_CODE}:${FAIL_STATUS}" in
@@ -548,17 +674,61 @@ gh_get() {
   done
 }
 
+# GET $1 ($3 = paginate: follow every rel="next" link on the API's origin, at most MAX_PAGES),
+# writing the parsed JSON (pages merged for lists) to $2. Returns 0, or 1 with FAIL_* set.
+gh_get() {
+  local path="$1" out="$2" paginate="$3"
+  local pages="${tmp}/pages" target="$1" next count=1 rc=0
+  : >"${pages}"
+  while :; do
+    if ! gh_page "${target}" "${path}"; then
+      return 1
+    fi
+    cat "${tmp}/bodies" >>"${pages}"
+    if [ "${paginate}" != paginate ]; then
+      break
+    fi
+    next="$(next_link "${tmp}/headers")"
+    if [ -z "${next}" ]; then
+      break
+    fi
+    if [ "$(origin_of "${next}")" != "${API_ORIGIN}" ]; then
+      die 6 server "GET ${path}: refusing to follow a pagination link to another origin (${next:0:120}) than the API's (${API_ORIGIN})"
+    fi
+    count=$((count + 1))
+    if [ "${count}" -gt "${MAX_PAGES}" ]; then
+      die 6 server "GET ${path}: more than ${MAX_PAGES} pages; refused"
+    fi
+    target="${next}"
+  done
+  if [ "${paginate}" = paginate ]; then
+    jq -s 'if all(.[]; type == "array") then add // [] else error("not a list") end' \
+      "${pages}" >"${out}" 2>/dev/null || rc=1
+  else
+    jq -s 'if length == 1 and (.[0] | type) == "object" then .[0]
+           else error("not one object") end' "${pages}" >"${out}" 2>/dev/null || rc=1
+  fi
+  if [ "${rc}" -eq 0 ]; then
+    return 0
+  fi
+  FAIL_EXIT=6
+  FAIL_CODE=server
+  FAIL_STATUS="${PAGE_STATUS}"
+  FAIL_RETRY=''
+  FAIL_MESSAGE="GET ${path}: malformed JSON in the response"
+  return 1  # a malformed body is not retried
+}
+
 # --------------------------------------------------------------------------- jq programs
 
-# Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: C0 but tab and
-# newline (a CR right before a newline is a CRLF line end), DEL, C1, bidi controls, zero-width
-# and invisible characters, soft hyphen, Hangul fillers, interlinear annotation, musical
-# formatting, Unicode tags and variation selectors 17+ (written as surrogate pairs), and runs
-# of two or more of U+FE00–U+FE0F. field_re (FIELD_RE) adds tab, newline, CR, U+2028/2029:
-# what may not appear raw in a field that is not a body.
+# Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: hidden_class is
+# normalize.hidden_ranges() written out (Default_Ignorable_Code_Point, Cf, Cc but tab and
+# newline, U+2028/2029; code points above U+FFFF as surrogate pairs; a test compares the two),
+# plus a CR not before a newline and runs of two or more of U+FE00–U+FE0F. field_re (FIELD_RE)
+# adds tab, newline and CR: what may not appear raw in a field that is not a body.
 # shellcheck disable=SC2016  # $ENV is jq's
 readonly JQ_LIB='
-def hidden_class: "\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\ufeff\u180e\u00ad\u115f\u1160\u3164\uffa0\ufff9-\ufffb\ud834\udd73-\ud834\udd7a\udb40\udc00-\udb40\udc7f\udb40\udd00-\udb40\uddef";
+def hidden_class: "\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb\ud804\udcbd\ud804\udccd\ud80d\udc30-\ud80d\udc3f\ud82f\udca0-\ud82f\udca3\ud834\udd73-\ud834\udd7a\udb40\udc00-\udb43\udfff";
 def hidden_re: "\r(?!\n)|[\ufe00-\ufe0f]{2,}|[" + hidden_class + "]";
 def field_re: "[\ufe00-\ufe0f]{2,}|[\t\n\r\u2028\u2029" + hidden_class + "]";
 def hidden_count: if type == "string" then [match(hidden_re; "g") | .length] | add // 0
@@ -762,6 +932,8 @@ main() {
     die 1 internal "cannot create a temporary directory in ${TMPDIR:-/tmp}"
   fi
 
+  API_ORIGIN="$(api_origin)"
+  confine_token
   base="repos/${OWNER}/${REPO}"
   gaps="${tmp}/gaps"
   : >"${gaps}"

@@ -12,6 +12,11 @@ r"""Fetch issue comments by selector, or confirm a check's snapshot as the new c
       --snapshot-id S
   python3 scripts/get_latest_comments.py --repo octo/demo --pr 7 --review-id 3100000042
   python3 scripts/get_latest_comments.py --repo octo/demo --pr 7 --confirm-updates --snapshot-id S
+  python3 scripts/get_latest_comments.py --followed --retained triage
+  python3 scripts/get_latest_comments.py --followed --confirm-updates --snapshot-id S \
+      --retained triage
+  python3 scripts/get_latest_comments.py --unfollow https://github.com/octo/demo/pull/7 \
+      --retained triage
 
 Selectors, first given wins: --comment-id > --since-comment-id > --last-n > --all > none
 (after the stored checkpoint, or the newest --limit when there is none). With --pr:
@@ -56,6 +61,17 @@ def main(argv):
                    help="with --confirm-updates: confirm only up to comment ID of the snapshot")
     s.add_argument("--force", action="store_true",
                    help="allow moving the checkpoint backwards")
+    f = p.add_argument_group("following several conversations")
+    f.add_argument("--followed", action="store_true",
+                   help="alone: list the rounds followed in this work folder (a checkpoint "
+                   "each; no request)")
+    f.add_argument("--follow", action="append", metavar="REF",
+                   help="with --confirm-updates --snapshot-id S: confirm only these rounds of "
+                   "inbox snapshot S (repeatable)")
+    f.add_argument("--unfollow", nargs="?", const="", metavar="REF",
+                   help="stop following a round: remove its checkpoint, updates and hints files "
+                   "(no request). REF: a web or API URL, O/R/issues/N, O/R/pull/N or O/R#N; "
+                   "or give --repo R with --issue N or --pr N instead")
     gic.add_state_args(p)
     gic.add_connection_args(p)
     gic.add_output_args(p)
@@ -64,4 +80,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(gic.run(main))
+    sys.exit(gic.run(main, exit_code=gic.exit_code))

@@ -20,12 +20,16 @@ rate limits, links), scan (the comment-list algorithms), normalize, state, engin
 from __future__ import annotations
 
 import argparse
+import os
 
 from ghcomments import interrupt
 
 interrupt.early()  # a signal from here on is noted: one whole document (CONTRACT section 14)
 
-from ghcomments import __version__  # noqa: F401  (re-exported)
+from ghcomments import (
+    __version__,  # noqa: F401  (re-exported)
+    config,
+)
 from ghcomments.cli import (  # noqa: F401
     Context,
     add_connection_args,
@@ -34,6 +38,7 @@ from ghcomments.cli import (  # noqa: F401
     add_repo_args,
     add_state_args,
     comment_id_arg,
+    exit_code_of,
     make_parser,
     positive_float,
     positive_int,
@@ -83,32 +88,116 @@ def check_issue_updates(args: argparse.Namespace) -> Result:
     """Read-only check after the checkpoint; overwrites this round's updates file.
     With --wait, polls until something would be returned (CONTRACT section 13)."""
     interrupt.install()  # one commit point (CONTRACT section 14)
-    _options(args)  # filter flags and wait bounds checked before anything else
+    options = _options(args)  # filter flags and wait bounds checked before anything else
     wait = None
     if args.wait is not None:
         from ghcomments.wait import Wait
 
         wait = Wait(args.wait, args.poll_interval)
+    if args.wait is None and args.poll_interval is not None:
+        raise UsageError("--poll-interval goes with --wait")
+    if args.follow or args.followed:  # many rounds: the inbox (CONTRACT section 18)
+        from ghcomments import inbox
+        from ghcomments.render import inbox_summary
+
+        doc = inbox.check(args, wait, options)
+        return doc, (inbox_summary(doc) if args.format == "summary" else None)
+    if args.max_total is not None:
+        raise UsageError("--max-total goes with --follow or --followed")
     ctx = Context(args)
     if ctx.pr is not None and args.after_comment_id is not None:
         raise UsageError("--after-comment-id does not go with --pr (a round has one cursor "
                          "per kind: confirm a check, then check again)")
-    if args.wait is None and args.poll_interval is not None:
-        raise UsageError("--poll-interval goes with --wait")
     round_ = _round(ctx, args)
     return _shaped(round_.check(args.limit, args.after_comment_id, wait), args)
 
 
 def exit_code(doc: Dict[str, Any]) -> int:
-    """0, or 130/143 for a wait ended by SIGINT/SIGTERM (CONTRACT section 10)."""
+    """0, or 130/143 for a wait ended by SIGINT/SIGTERM (CONTRACT section 10); an inbox
+    document with a top-level `error` (no round read, or a confirm that refused some) exits
+    with that error's code (section 18)."""
     if isinstance(doc, dict) and doc.get("interrupted"):
         return 143 if doc.get("signal") == "SIGTERM" else 130
+    if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
+        return exit_code_of(doc["error"].get("code"))
     return 0
 
 
+# get_latest_comments.py flags that read or write one round: not with --unfollow or the
+# --followed listing (CONTRACT section 18)
+ROUND_FLAGS = {"comment_id": "--comment-id", "review_comment_id": "--review-comment-id",
+               "review_id": "--review-id", "since_comment_id": "--since-comment-id",
+               "last_n": "--last-n", "limit": "--limit", "snapshot_id": "--snapshot-id",
+               "through": "--through"}
+ROUND_SWITCHES = {"all": "--all", "update_state": "--update-state",
+                  "confirm_updates": "--confirm-updates", "force": "--force"}
+
+
+# what the inbox confirm (--followed/--follow --confirm-updates) does not take
+INBOX_CONFIRM_REFUSES = {**{k: v for k, v in ROUND_FLAGS.items() if k != "snapshot_id"},
+                         "all": "--all", "update_state": "--update-state", "force": "--force",
+                         "repo": "--repo", "owner": "--owner", "number": "--issue",
+                         "pr": "--pr", "unfollow": "--unfollow"}
+
+
+def _round_flags(args: argparse.Namespace, what: str, extra: Dict[str, str]) -> None:
+    given = [flag for name, flag in {**ROUND_FLAGS, **extra}.items()
+             if getattr(args, name, None) not in (None, "")]
+    given += [flag for name, flag in ROUND_SWITCHES.items() if getattr(args, name, False)]
+    if given:
+        raise UsageError(f"{what} does not take {', '.join(sorted(given))}")
+
+
+def _following(args: argparse.Namespace) -> Result:
+    """--unfollow [REF] and the --followed listing: no request (CONTRACT section 18)."""
+    from ghcomments import following, refs
+    from ghcomments.render import followed_summary, unfollow_summary
+
+    if args.unfollow is None:  # --followed alone
+        _round_flags(args, "--followed (the listing)", {
+            "repo": "--repo", "owner": "--owner", "number": "--issue", "pr": "--pr"})
+        api_url = config.command_api_url(args.api_url, os.environ)
+        found = following.followed_rounds(args.root, args.run_id, args.retained,
+                                          refs.api_host_of(api_url))
+        doc = following.followed_document(found)
+        return doc, (followed_summary(doc) if args.format == "summary" else None)
+    _round_flags(args, "--unfollow", {"followed": "--followed"} if args.followed else {})
+    if args.unfollow:
+        if any(getattr(args, k, None) is not None for k in ("repo", "owner", "number", "pr")):
+            raise UsageError("--unfollow REF takes no --repo, --owner, --issue or --pr (the "
+                             "REF names the round)")
+        api_url = config.command_api_url(args.api_url, os.environ)
+        ref = refs.parse_ref(args.unfollow, api_url)
+    else:
+        ctx = Context(args)
+        if ctx.number is None:
+            raise UsageError("--unfollow needs a REF, or --repo OWNER/NAME with --issue N or "
+                             "--pr N")
+        api_url = ctx.target.api_url
+        ref = refs.RoundRef(refs.PULL if ctx.pr is not None else refs.ISSUE, ctx.target.owner,
+                            ctx.target.name, ctx.number)
+    doc = following.unfollow(ref, args.root, args.run_id, args.retained,
+                             refs.api_host_of(api_url))
+    return doc, (unfollow_summary(doc) if args.format == "summary" else None)
+
+
 def get_latest_comments(args: argparse.Namespace) -> Result:
-    """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12)."""
+    """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12); the
+    followed rounds and --unfollow (section 18)."""
     interrupt.install()  # one commit point (CONTRACT section 14)
+    if args.confirm_updates and (args.followed or args.follow):
+        from ghcomments import inbox_confirm  # one confirm for the inbox (CONTRACT section 18)
+
+        given = [flag for name, flag in INBOX_CONFIRM_REFUSES.items()
+                 if getattr(args, name, None) not in (None, False)]
+        if given:
+            raise UsageError(f"the inbox confirm does not take {', '.join(sorted(given))}")
+        return inbox_confirm.confirm(args), None
+    if args.follow:
+        raise UsageError("get_latest_comments.py --follow REF goes with --confirm-updates "
+                         "--snapshot-id S (to confirm those rounds of an inbox snapshot)")
+    if args.unfollow is not None or (args.followed and not args.confirm_updates):
+        return _following(args)
     pr = getattr(args, "pr", None) is not None
     names = ["comment_id"] + (["review_comment_id", "review_id"] if pr else []) + [
         "since_comment_id", "last_n"]

@@ -2,12 +2,13 @@
 """`make bench`: the bundle against the tools a user would otherwise pick, on the fake GitHub.
 
     .venv/bin/python tests/bench.py                      # everything: 2.5 to 3 minutes, plus
-                                                         # about 2.5 for parts 4 and 5, and
-                                                         # 15 s for part 7
+                                                         # about 2.5 for parts 4 and 5,
+                                                         # 15 s for part 7 and 4 minutes for
+                                                         # part 8
     .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
     .venv/bin/python tests/bench.py --runs 1 --sizes 100 --no-handoff --no-wait --pr-runs 1
 
-Eight parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
+Nine parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
 
 1. Following one issue of 100, 1,000 and 10,000 comments: first look, no-change poll, poll
    after 5 new comments, catch-up after 250, one comment by id. Columns: this bundle (the real
@@ -34,7 +35,12 @@ Eight parts, all against tests/fakegithub started in this process on 127.0.0.1 (
    a review with inline comments, the author's replies in each thread and the reviewer's
    resolves; per read, the round (with `threads`) and the by-id hand-offs against
    `get_pr_comments.py --format json` and `gh api --paginate` over the three lists.
-8. The test suite: what the last `make test` recorded in .tmp/suite-time.json (wall time,
+8. Many conversations (section 18): 1, 10 and 100 followed rounds (every 5th a pull request),
+   all confirmed: an idle poll by one inbox command (`check_issue_updates.py --followed`)
+   against one check per round and `gh api --paginate` per conversation (requests, points,
+   wall time), and the inbox's idle `--wait 600` (time-scaled): requests a poll, points, the
+   most in any minute, a poll's duration.
+9. The test suite: what the last `make test` recorded in .tmp/suite-time.json (wall time,
    commit, date, load).
 
 Part 2 also runs the no-change poll paired with its floor (tests/poll_floor.py) and a bare
@@ -1178,6 +1184,244 @@ def measure_loop(h: Harness, issue: int, comments: int, scale: float,
     return to_reply, full
 
 
+# -- part 8: the inbox, many conversations in one command ------------------------------------------
+
+INBOX_SIZES = (1, 10, 100)
+INBOX_COMMENTS = 30  # conversation comments of each followed issue or pull request
+INBOX_PR_EVERY = 5  # every 5th followed round is a pull request (3 reviews, 6 inline comments)
+# × 0.05: a poll of 100 rounds (about 0.5 s here) stays well inside the scaled interval (1.5 s)
+INBOX_WAIT, INBOX_INTERVAL, INBOX_SCALE = 600, 30, 0.05
+INBOX_COLUMNS = ("inbox", "each", "gh")
+INBOX_TITLES = {"inbox": "this bundle, one inbox command (`--followed`)",
+                "each": "this bundle, one `check_issue_updates.py` per round",
+                "gh": "`gh api --paginate` per conversation"}
+
+
+@dataclass
+class InboxRow:
+    rounds: int
+    issues: int
+    pulls: int
+    poll: Dict[str, Wire]  # one idle poll, by column
+    wait: Optional[Wire]  # the inbox's idle --wait (scaled)
+    per_poll_seconds: List[float]  # the wait's polls that sent requests: first to last
+    most_per_minute: int  # the most requests the wait sent in any (scaled) minute
+    poll_requests: List[int] = field(default_factory=list)  # each such poll's requests
+
+    @property
+    def bound(self) -> int:
+        """CONTRACT section 18's idle poll: I·(1+e) + P·(2+2e) + r + d (+ u), here e = r = d =
+        u = 0 (no --include-edits, under 100 reviews a PR, no draft of the token's owner, no
+        @me)."""
+        return self.issues + 2 * self.pulls
+
+
+def inbox_rounds(h: Harness, n: int) -> List[Tuple[str, int]]:
+    """n conversations to follow: issues, and every INBOX_PR_EVERY-th a pull request."""
+    out = []
+    for i in range(1, n + 1):
+        if i % INBOX_PR_EVERY == 0:
+            out.append(("--pr", new_pull(h, INBOX_COMMENTS, 3, 6)))
+        else:
+            out.append(("--issue", h.new_issue(INBOX_COMMENTS)))
+    return out
+
+
+def inbox_check(h: Harness, token: str, root: Path, *args, env: Optional[Dict[str, str]] = None
+                ) -> Out:
+    return h._run([PY, str(SCRIPTS / "check_issue_updates.py"), "--followed", "--root",
+                   str(root), *map(str, args)], env or h.script_env(token))
+
+
+def per_poll(log: Sequence) -> Tuple[List[float], List[int], int]:
+    """The wait's log cut into its polls — every idle poll reads the rounds in the same order,
+    so a poll begins where the first round's first probe comes again —: (each poll's
+    first-to-last request seconds, each poll's requests, the most requests in any window of
+    60 × INBOX_SCALE seconds: one scaled minute)."""
+    groups: List[list] = []
+    first = (log[0].path, sorted(log[0].query.items())) if log else None
+    for entry in log:
+        if not groups or (entry.path, sorted(entry.query.items())) == first:
+            groups.append([])
+        groups[-1].append(entry)
+    window, most, start = 60 * INBOX_SCALE, 0, 0
+    for end in range(len(log)):
+        while log[end].time - log[start].time >= window:
+            start += 1
+        most = max(most, end - start + 1)
+    return [g[-1].time - g[0].time for g in groups], [len(g) for g in groups], most
+
+
+def measure_inbox(h: Harness, sizes: Sequence[int] = INBOX_SIZES,
+                  columns: Sequence[str] = INBOX_COLUMNS, wait: Optional[int] = INBOX_WAIT,
+                  progress: Callable[[str], None] = lambda s: None) -> List[InboxRow]:
+    """For 1, 10 and 100 followed conversations, once every round is confirmed: one idle poll
+    three ways (the inbox, one command per round, `gh api` per conversation), and the inbox's
+    idle 10-minute wait, time-scaled."""
+    rows = []
+    for n in sizes:
+        progress(f"inbox of {n} conversation(s)")
+        rows.append(measure_inbox_of(h, inbox_rounds(h, n), columns, wait))
+    return rows
+
+
+def measure_inbox_of(h: Harness, rounds: List[Tuple[str, int]], columns: Sequence[str],
+                     wait: Optional[int]) -> InboxRow:
+    n = len(rounds)
+    token, root = h.token(), h.root()
+    for flag, number in rounds:  # follow each once: a first look, confirmed
+        if flag == "--issue":
+            bundle_round(h, number, token, root)
+        else:
+            pr_round(h, number, token, root)
+    first = h.report(inbox_check(h, token, root).json)  # the inbox's own first read
+    h.report(h.script("get_latest_comments.py", "--followed", "--root", root,
+                      "--confirm-updates", "--snapshot-id", first["snapshot_id"],
+                      token=token).json)
+    issues = sum(1 for f, _ in rounds if f == "--issue")
+
+    def inbox() -> int:
+        out = inbox_check(h, token, root)
+        doc = h.report(out.json)
+        if doc["has_updates"] or doc["followed"] != n or doc["errors"]:
+            raise BenchError(f"the idle inbox poll of {n} rounds found updates, errors or "
+                             f"{doc['followed']} rounds")
+        return len(out.stdout)
+
+    def each() -> int:
+        nbytes = 0
+        for flag, number in rounds:
+            out = h.script("check_issue_updates.py", "--repo", REPOSITORY, flag, number,
+                           "--root", root, token=token)
+            if h.report(out.json)["has_updates"]:
+                raise BenchError(f"{flag} {number}: an idle poll found updates")
+            nbytes += len(out.stdout)
+        return nbytes
+
+    def paginate() -> int:
+        nbytes = 0
+        for flag, number in rounds:
+            for path in (PR_LISTS if flag == "--pr" else PR_LISTS[:1]):
+                nbytes += len(h.gh(token, f"repos/{REPOSITORY}/{path.format(n=number)}",
+                                   True).stdout)
+        return nbytes
+
+    poll = {c: measure_wire(h, token, {"inbox": inbox, "each": each, "gh": paginate}[c])
+            for c in columns}
+    row = InboxRow(n, issues, n - issues, poll, None, [], 0)
+    if poll["inbox"].requests > row.bound or set(poll["inbox"].statuses) != {304}:
+        raise BenchError(f"the idle inbox poll of {n} rounds sent {poll['inbox'].requests} "
+                         f"requests (bound {row.bound}), statuses "
+                         f"{sorted(set(poll['inbox'].statuses))}")
+    if not wait:
+        return row
+    env = {**h.script_env(token), "GH_MONITOR_TEST_TIME_SCALE": repr(INBOX_SCALE)}
+    docs: List[dict] = []
+    logs: List[list] = []
+
+    def idle_wait() -> int:
+        out = inbox_check(h, token, root, "--wait", wait, "--poll-interval", INBOX_INTERVAL,
+                          env=env)
+        docs.append(h.report(out.json))
+        logs.append(list(h.fake.requests))
+        return len(out.stdout)
+
+    row.wait = measure_wire(h, token, idle_wait)
+    doc = docs[-1]
+    row.wait.polls, row.wait.waited = doc["polls"], doc["waited_seconds"]
+    if doc["has_updates"] or set(row.wait.statuses) != {304}:
+        raise BenchError(f"the idle inbox wait over {n} rounds found updates or sent a "
+                         f"request not answered 304: {sorted(set(row.wait.statuses))}")
+    row.per_poll_seconds, row.poll_requests, row.most_per_minute = per_poll(logs[-1])
+    if any(size > row.bound for size in row.poll_requests):
+        raise BenchError(f"an idle poll of the wait over {n} rounds sent more requests than "
+                         f"the bound {row.bound}: {row.poll_requests}")
+    return row
+
+
+def table_inbox(rows: List[InboxRow], columns: Sequence[str]) -> str:
+    head = ["rounds (issues + PRs)", "bound"] + [INBOX_TITLES[c] for c in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---", "---:"]
+                                                          + ["---"] * len(columns)) + "|"]
+    for r in rows:
+        cells = [f"{r.rounds} ({r.issues} + {r.pulls})", str(r.bound)]
+        for c in columns:
+            w = r.poll[c]
+            cells.append(f"{w.requests} req · {w.points} pt · {fmt_bytes(w.stdout)} · "
+                         f"{w.seconds:.2f} s")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def table_inbox_wait(rows: List[InboxRow]) -> str:
+    lines = ["| rounds | polls (`polls`; of them with requests) | requests | a poll | points | "
+             "most in any minute | a poll's requests, first to last (median) | wall time "
+             "(scaled) | one command per round, the same polls | `gh api` per conversation, "
+             "the same polls |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        w = r.wait
+        if w is None:
+            continue
+        polls = w.polls or 0
+        sizes = sorted(set(r.poll_requests))
+        lines.append(f"| {r.rounds} | {polls}; {len(r.poll_requests)} | {w.requests:,} | "
+                     f"{', '.join(map(str, sizes))} "
+                     f"| {w.points} | {r.most_per_minute} | "
+                     f"{fmt_ms(statistics.median(r.per_poll_seconds))} ms | {w.seconds:.1f} s | "
+                     f"{polled(r.poll.get('each'), len(r.poll_requests))} | "
+                     f"{polled(r.poll.get('gh'), len(r.poll_requests))} |")
+    return "\n".join(lines)
+
+
+def polled(p: Optional[Wire], polls: int) -> str:
+    """A baseline's idle poll, times `polls`."""
+    if p is None:
+        return "not measured"
+    return f"{p.requests * polls:,} req · {p.points * polls:,} pt · {p.seconds:.2f} s a poll"
+
+
+def inbox_findings(rows: List[InboxRow], columns: Sequence[str]) -> List[str]:
+    notes = [f"Each followed conversation has {INBOX_COMMENTS} comments; every "
+             f"{INBOX_PR_EVERY}th is a pull request with 3 reviews and 6 inline comments. Each "
+             "round was followed once (a first look, confirmed), then read once by the inbox "
+             "and that inbox snapshot confirmed: the settled state every poll measured here "
+             "starts from. `bound` is section 18's idle poll, I + 2P here (no `--include-edits`, "
+             "under 100 reviews a PR, no draft of the token's owner, no `@me`).",
+             "An idle poll: requests · rate-limit points (`x-ratelimit-used` after − before) · "
+             "stdout bytes · wall time, start-up of every process included."]
+    for r in rows:
+        if "each" in r.poll:
+            inbox, each = r.poll["inbox"], r.poll["each"]
+            notes.append(f"{r.rounds} round(s): one inbox command sends {inbox.requests} "
+                         f"request(s), all 304, in {inbox.seconds:.2f} s; {r.rounds} separate "
+                         f"commands send the same {each.requests} in {each.seconds:.2f} s"
+                         + (f"; `gh api --paginate` costs {r.poll['gh'].points} point(s) a "
+                            f"poll and {fmt_bytes(r.poll['gh'].stdout)} to read"
+                            if "gh" in r.poll else "") + ".")
+    for r in rows:
+        w = r.wait
+        if w is not None and w.polls and w.polls > len(r.poll_requests):
+            notes.append(f"{r.rounds} round(s): `polls` says {w.polls}; "
+                         f"{w.polls - len(r.poll_requests)} of them (the last, at S) sent no "
+                         "request: no request starts after S.")
+            break
+    capped = [r for r in rows if r.wait is not None and r.most_per_minute >= 300]
+    if capped:
+        notes.append(f"{capped[0].rounds} rounds: {capped[0].bound} requests a poll, a poll "
+                     f"every {INBOX_INTERVAL} s; one minute can hold two polls and part of a "
+                     "third, and the throttle (300 in any 60 s) held the rest back.")
+    notes.append(f"The wait: `check_issue_updates.py --followed --wait {INBOX_WAIT} "
+                 f"--poll-interval {INBOX_INTERVAL}` with nothing new, time × {INBOX_SCALE:g} "
+                 "(GH_MONITOR_TEST_TIME_SCALE, test-only): `waited_seconds` and the request "
+                 "counts are what the unscaled wait sends; wall times are of the scaled run. "
+                 "\"Most in any minute\" counts the requests in any window of one scaled minute "
+                 f"({60 * INBOX_SCALE:g} s); CONTRACT section 18 allows 300. The two baseline "
+                 "columns are one measured idle poll times the same number of polls (not run "
+                 "for ten minutes).")
+    return notes
+
+
 # -- formatting --------------------------------------------------------------------------------------
 
 @dataclass
@@ -1824,6 +2068,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="skip the review answered in threads (part 7)")
     p.add_argument("--floor-runs", type=int, default=FLOOR_RUNS,
                    help=f"paired runs of the poll against its floor (default {FLOOR_RUNS})")
+    p.add_argument("--no-inbox", action="store_true",
+                   help="skip the inbox over 1, 10 and 100 conversations (part 8)")
+    p.add_argument("--inbox-sizes", default=",".join(map(str, INBOX_SIZES)),
+                   help="numbers of followed conversations (default 1,10,100)")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -1856,6 +2104,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         cycle_columns = [c for c in CYCLE_COLUMNS if c != "gh" or shutil.which("gh")]
         cycles = ([] if args.no_review else
                   measure_review_cycles(h, columns=cycle_columns, progress=progress))
+        inbox_columns = [c for c in INBOX_COLUMNS if c != "gh" or shutil.which("gh")]
+        inbox = ([] if args.no_inbox else
+                 measure_inbox(h, [int(n) for n in args.inbox_sizes.split(",") if n],
+                               inbox_columns, progress=progress))
     finally:
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1966,7 +2218,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                 table_cycles(cycles, cycle_columns), ""]
         doc += [f"- {line}" for line in cycle_findings(cycles, cycle_columns,
                                                        REVIEW_THREADS)] + [""]
-    doc += ["## 8. The test suite (section 20)", ""] + suite_time_lines() + [""]
+    if inbox:
+        doc += ["## 8. Many conversations: the inbox (section 18)", "",
+                "Rounds followed in one work folder, all confirmed; nothing new. One idle "
+                "poll three ways, then the inbox's idle 10-minute wait.", "",
+                table_inbox(inbox, inbox_columns), "", table_inbox_wait(inbox), ""]
+        doc += [f"- {line}" for line in inbox_findings(inbox, inbox_columns)] + [""]
+    doc += ["## 9. The test suite (section 20)", ""] + suite_time_lines() + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
     print(text)

@@ -150,3 +150,26 @@ def test_bench_reports_the_last_suite_time_or_says_how_to_get_it(tmp_path):
                                 "load_average_start": [1.0], "load_average_end": [2.0]}))
     [line] = bench.suite_time_lines(path)
     assert "301.5 s wall" in line and "840 tests" in line and "abababababab" in line
+
+
+def test_bench_inbox_small(harness):
+    """Part 8 small: 1 and 5 followed conversations (one a pull request), an idle poll three
+    ways and the inbox's idle wait of 3 polls."""
+    columns = ("inbox", "each") + (("gh",) if shutil.which("gh") else ())
+    rows = bench.measure_inbox(harness, sizes=(1, 5), columns=columns, wait=60)
+    one, five = rows
+    assert (one.issues, one.pulls, five.issues, five.pulls) == (1, 0, 4, 1)
+    for r in rows:
+        inbox, each = r.poll["inbox"], r.poll["each"]
+        assert inbox.requests == r.bound == each.requests  # I + 2P: the probes, no more
+        assert set(inbox.statuses) == {304} and inbox.points == 0 == each.points
+        if "gh" in columns:  # gh reads every list whole, every poll
+            assert r.poll["gh"].points == r.poll["gh"].requests == r.issues + 3 * r.pulls
+        w = r.wait  # --wait 60 --poll-interval 30: polls at 0, 30 and (at most) 60
+        assert 2 <= len(r.poll_requests) <= w.polls <= 3 and w.points == 0
+        assert r.poll_requests == [r.bound] * len(r.poll_requests)  # every poll: the probes
+        assert w.requests == sum(r.poll_requests) and r.most_per_minute <= 300
+    assert five.poll["inbox"].stdout < five.poll["each"].stdout
+    assert bench.table_inbox(rows, columns).count("\n") == 1 + len(rows)
+    assert bench.table_inbox_wait(rows).count("\n") == 1 + len(rows)
+    assert bench.inbox_findings(rows, columns)

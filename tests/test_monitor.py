@@ -387,8 +387,13 @@ def test_confirm_makes_no_request(issue, env, root):
     issue.add_comments(OWNER, "hello", ISSUE, 30)
     snap = check(env, root).json
     issue.clear_log()
-    r = latest(env, root, "--confirm-updates", "--snapshot-id", snap["snapshot_id"],
-               "--api-url", "http://127.0.0.1:9")
+    # Under another API host the snapshot is another host's (section 18's api_host): refused,
+    # still without a request, and nothing written.
+    other = latest(env, root, "--confirm-updates", "--snapshot-id", snap["snapshot_id"],
+                   "--api-url", "http://127.0.0.1:9")
+    assert other.code == 7 and "not on 127.0.0.1:9 (" in other.json["error"]["message"], other
+    assert not checkpoint_file(root).exists()
+    r = latest(env, root, "--confirm-updates", "--snapshot-id", snap["snapshot_id"])
     assert r.code == 0, r
     assert issue.requests == [] and r.json["requests"] == 0
 

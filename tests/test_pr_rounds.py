@@ -1098,8 +1098,11 @@ def test_confirm_makes_no_request(pr, env, root):
     review(pr, comments=2)
     snap = check(env, root).json
     pr.clear_log()
-    r = latest(env, root, "--confirm-updates", "--snapshot-id", snap["snapshot_id"],
-               "--api-url", "http://127.0.0.1:9")
+    # another API host's snapshot (section 18's api_host): refused, without a request
+    other = latest(env, root, "--confirm-updates", "--snapshot-id", snap["snapshot_id"],
+                   "--api-url", "http://127.0.0.1:9")
+    assert other.code == 7 and "not on 127.0.0.1:9 (" in other.json["error"]["message"], other
+    r = latest(env, root, "--confirm-updates", "--snapshot-id", snap["snapshot_id"])
     assert r.code == 0 and r.json["state_updated"] is True, r
     assert pr.requests == [] and r.json["requests"] == 0
 

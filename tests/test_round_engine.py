@@ -284,7 +284,7 @@ def test_the_checkpoint_holds_no_hint_and_the_hints_file_no_body(agent, issue):
     issue.add_comments(OWNER, NAME, ISSUE, 3, body=lambda i: "secret body text")
     agent.look_and_confirm()
     cp = json.loads(agent.file().read_text())
-    assert set(cp) == {"schema_version", "repository", "issue", "last_comment_id",
+    assert set(cp) == {"schema_version", "repository", "issue", "api_host", "last_comment_id",
                        "last_comment_created_at", "saved_at"}
     assert "secret body text" not in agent.file("hints").read_text()
 

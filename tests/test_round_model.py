@@ -33,6 +33,7 @@ from hypothesis.stateful import (
 )
 
 from tests.inprocess import InProcessAgent, state  # the scripts' package, imported there
+from tests.inprocess import run_script as run_in_process
 from tests.support import NAME, OWNER, Agent, run_script, script_env
 
 ISSUE, PR = 5, 7
@@ -370,3 +371,232 @@ def test_model_subprocess_smoke(fake, tmp_path):
     r = a.check()
     assert r.code == 0 and r.json["new_comments"] == [] and set(a.statuses()) == {304}, r
     assert new[-1] == json.loads(a.file().read_text())["last_comment_id"]
+
+
+# --------------------------------------------------------------------------- the inbox
+
+ROUNDS = {f"{OWNER}/{NAME}/issues/5": ("--issue", 5), f"{OWNER}/{NAME}/issues/9": ("--issue", 9),
+          f"{OWNER}/{NAME}/pull/7": ("--pr", 7)}
+INBOX_EXAMPLES = max(3, EXAMPLES // 3)
+
+
+class InboxModel(RuleBasedStateMachine):
+    """Inbox checks, waits and confirms (CONTRACT section 18) interleaved with single-round
+    checks and confirms of the same rounds and random GitHub events, against the two oracles
+    of every round: nothing lost or twice, and settled polls all 304."""
+
+    fake = None
+    root = None
+
+    def __init__(self):
+        super().__init__()
+        self.confirmed = {k: [] for k in ROUNDS}
+        self.filtered = {k: set() for k in ROUNDS}
+        self.first = {k: None for k in ROUNDS}
+
+    @property
+    def env(self):
+        return dict(script_env(self.fake), GH_MONITOR_TEST_TIME_SCALE="0.002")
+
+    def agent(self, key):
+        flag, number = ROUNDS[key]
+        a = InProcessAgent(self.fake, self.root, flag, number)
+        a.env = self.env
+        return a
+
+    def follow(self):
+        out = []
+        for key in ROUNDS:
+            out += ["--follow", key]
+        return out
+
+    def inbox(self, *args):
+        self.fake.clear_log()
+        return run_in_process("check_issue_updates.py", "--root", self.root, *self.follow(),
+                              *args, env=self.env)
+
+    def inbox_confirm(self, snapshot_id):
+        self.fake.clear_log()
+        return run_in_process("get_latest_comments.py", "--root", self.root, "--followed",
+                              "--confirm-updates", "--snapshot-id", snapshot_id, env=self.env)
+
+    def checkpoints(self):
+        out = {}
+        for key in ROUNDS:
+            path = self.agent(key).file()
+            out[key] = path.read_bytes() if path.exists() else None
+        return out
+
+    @staticmethod
+    def handled(key, doc):
+        if doc is None:
+            return []
+        if "/pull/" in key:
+            return [r["id"] for r in doc["new_reviews"]] + [
+                ("c", c["id"]) for c in doc["new_review_comments"]]
+        return [c["id"] for c in doc["new_comments"]]
+
+    def baseline(self, key):
+        if "/pull/" in key:
+            return (set(self.fake.review_ids(OWNER, NAME, PR)),
+                    set(self.fake.review_comment_ids(OWNER, NAME, PR)))
+        return json.loads(self.agent(key).file().read_text())["last_comment_id"]
+
+    def took(self, key, doc, before):
+        after = self.checkpoints()[key]
+        if self.first[key] is None:
+            if after is not None:
+                self.first[key] = self.baseline(key)
+            return
+        if after != before:
+            self.confirmed[key] += self.handled(key, doc)
+
+    def took_inbox(self, doc, before):
+        rounds = {c["key"]: c for c in doc["conversations"]}
+        for key in ROUNDS:
+            self.took(key, rounds.get(key), before[key])
+
+    # -- GitHub --------------------------------------------------------------------------------
+    @initialize(initial=st.integers(0, 40))
+    def seed(self, initial):
+        self.fake.reset()
+        self.fake.add_token(script_env(self.fake)["GH_TOKEN"], login=TOKEN_OWNER)
+        self.fake.add_repo(OWNER, NAME)
+        for n in (5, 9):
+            self.fake.add_issue(OWNER, NAME, n)
+            self.fake.add_comments(OWNER, NAME, n, initial + n)
+        self.fake.add_pull(OWNER, NAME, PR, title="Add the parser")
+        self.fake.review_order = "id"
+        self.review("APPROVED", 1)
+
+    @rule(number=st.sampled_from([5, 9]), n=st.integers(1, 60), bot=st.booleans())
+    def arrive(self, number, n, bot):
+        made = self.fake.add_comments(OWNER, NAME, number, n,
+                                      user="ci[bot]" if bot else "alice",
+                                      user_type="Bot" if bot else "User")
+        if bot:
+            self.filtered[f"{OWNER}/{NAME}/issues/{number}"] |= set(made)
+
+    @rule(number=st.sampled_from([5, 9]), pick=st.integers(0, 10**6), delete=st.booleans())
+    def change(self, number, pick, delete):
+        ids = self.fake.comment_ids(OWNER, NAME, number)
+        if ids:
+            cid = ids[pick % len(ids)]
+            if delete:
+                self.fake.delete_comment(cid)
+            else:
+                self.fake.edit_comment(cid, f"edited {pick}")
+
+    @rule(state=st.sampled_from(["COMMENTED", "APPROVED"]), comments=st.integers(0, 3))
+    def review(self, state, comments):
+        notes = [{"path": f"f{i}.py", "line": i + 1, "body": "n"} for i in range(comments)]
+        made = self.fake.start_review(OWNER, NAME, PR, "carol", body="see", comments=notes)
+        self.fake.advance(30)
+        self.fake.submit_review(made["id"], state=state)
+        self.fake.advance(30)
+
+    # -- the agent -----------------------------------------------------------------------------
+    @rule(total=st.sampled_from([3, 100]), humans=st.booleans())
+    def inbox_check_and_confirm(self, total, humans):
+        r = self.inbox("--max-total", total, "--max-pages", 50,
+                       *(["--humans-only"] if humans else []))
+        assert r.code == 0, r
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code == 0 and c.json["refused"] == [], c
+        self.took_inbox(r.json, before)
+
+    @rule(key=st.sampled_from(sorted(ROUNDS)), limit=st.sampled_from([2, 20]))
+    def single_check_and_confirm(self, key, limit):
+        a = self.agent(key)
+        r = a.check("--limit", limit, "--max-pages", 50)
+        assert r.code == 0, r
+        before = self.checkpoints()[key]
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(key, r.json, before)
+
+    @rule(key=st.sampled_from(sorted(ROUNDS)))
+    def single_confirm_between_inbox_check_and_confirm(self, key):
+        """The inbox read; then one round checked and confirmed alone; then the inbox
+        snapshot confirmed: that round is refused or already applied, the others confirmed."""
+        r = self.inbox("--max-pages", 50)
+        assert r.code == 0, r
+        self.single_check_and_confirm(key, 2)
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code in (0, 7), c
+        assert {x["key"] for x in c.json["refused"]} <= {key}, c
+        self.took_inbox(r.json, before)
+
+    @precondition(lambda self: all(v is not None for v in self.first.values()))
+    @rule(seconds=st.sampled_from([10, 40]))
+    def inbox_wait(self, seconds):
+        r = self.inbox("--wait", seconds, "--poll-interval", 5, "--max-pages", 50)
+        assert r.code == 0, r
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took_inbox(r.json, before)
+
+    @rule()
+    def settle(self):
+        for _ in range(60):
+            r = self.inbox("--max-pages", 50, "--limit", 100)
+            assert r.code == 0, r
+            before = self.checkpoints()
+            c = self.inbox_confirm(r.json["snapshot_id"])
+            assert c.code == 0, c
+            self.took_inbox(r.json, before)
+            if not r.json["has_updates"] and not r.json["more_in"] and not [
+                    x for x in r.json["conversations"] if x["more_available"]]:
+                break
+        for _ in range(2):  # the check after the confirmed one may pay; the next is free
+            r = self.inbox()
+            assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = [q.status for q in self.fake.requests]
+        assert 1 <= len(seen) <= 2 * 1 + 2 and set(seen) == {304}, self.fake.requests
+
+    def teardown(self):
+        self.settle()
+        for key in ROUNDS:
+            got = self.confirmed[key]
+            if "/pull/" in key:
+                reviews = [i for i in got if isinstance(i, int)]
+                comments = [c for _c, c in (x for x in got if not isinstance(x, int))]
+                assert len(reviews) == len(set(reviews)), f"{key}: a review twice"
+                assert len(comments) == len(set(comments)), f"{key}: a comment twice"
+                if self.first[key] is None:
+                    continue
+                old_reviews, old_comments = self.first[key]
+                wrappers = {rid for rid in self.fake.review_ids(OWNER, NAME, PR)
+                            if self.fake.get_review(rid)["state"] == "COMMENTED"
+                            and not (self.fake.get_review(rid)["body"] or "").strip()}
+                expected = set(self.fake.review_ids(OWNER, NAME, PR)) - old_reviews - wrappers
+                assert sorted(expected - set(reviews)) == [], f"{key}: reviews lost"
+                lost = (set(self.fake.review_comment_ids(OWNER, NAME, PR)) - old_comments
+                        - set(comments))
+                assert sorted(lost) == [], f"{key}: inline comments lost"
+                continue
+            assert got == sorted(set(got)), f"{key}: confirmed twice or out of order"
+            if self.first[key] is None:
+                continue
+            number = ROUNDS[key][1]
+            expected = [i for i in self.fake.comment_ids(OWNER, NAME, number)
+                        if i > self.first[key] and i not in self.filtered[key]]
+            missing = sorted(set(expected) - set(got))
+            assert missing == [], f"{key}: lost {missing[:10]}"
+
+
+def test_inbox_model_loses_nothing_repeats_nothing_and_settles(fake, tmp_path_factory):
+    class Bound(InboxModel):
+        pass
+
+    Bound.fake = fake
+
+    def make():
+        m = Bound()
+        m.root = tmp_path_factory.mktemp("inbox-model")
+        return m
+
+    run_state_machine_as_test(make, settings=settings(MODEL, max_examples=INBOX_EXAMPLES))

@@ -14,9 +14,10 @@ import sys
 
 from . import config, interrupt, tokens
 from .client import GitHubClient
-from .errors import AuthError, BundleError, UsageError, encode_json
+from .errors import AuthError, BundleError, UsageError
 from .interrupt import Interrupted
 from .normalize import escape_field
+from .output import encode_json
 from .state import (
     StatePaths,
     StateStore,
@@ -88,12 +89,12 @@ def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:
     return parse
 
 
-def positive_float(flag: str) -> Callable[[str], float]:
+def positive_float(flag: str, allow_zero: bool = True) -> Callable[[str], float]:
     def parse(text: str) -> float:
         if not re.fullmatch(r"[0-9]{1,9}(\.[0-9]{1,9})?", text):  # ASCII only, no nan/inf
             raise argparse.ArgumentTypeError(f"{flag} takes a number of seconds, not {text!r}")
         value = float(text)
-        if value > 3600:
+        if value > 3600 or (value == 0 and not allow_zero):
             raise argparse.ArgumentTypeError(f"{flag} out of range: {text}")
         return value
     return parse
@@ -148,8 +149,8 @@ def add_connection_args(p: argparse.ArgumentParser) -> None:
                    help="auto (default): requests with a token from the environment or from "
                    "`gh auth token` (a logged-in gh), else unauthenticated; gh: every "
                    "request through `gh api`")
-    g.add_argument("--timeout", type=positive_float("--timeout"), default=30.0, metavar="S",
-                   help="per-request timeout in seconds (default 30)")
+    g.add_argument("--timeout", type=positive_float("--timeout", allow_zero=False), default=30.0,
+                   metavar="S", help="per-request timeout in seconds, above 0 (default 30)")
     g.add_argument("--max-wait", type=positive_float("--max-wait"), default=10.0, metavar="S",
                    help="longest total sleep on rate limits and retries (default 10)")
 
@@ -201,7 +202,8 @@ class Context:
 
     def store(self) -> StateStore:
         return StateStore(self.state_paths(), self.target.full_name, self.number or 0,
-                          identity="pull_request" if self.pr is not None else "issue")
+                          identity="pull_request" if self.pr is not None else "issue",
+                          api_host=config.host_for(self.target.api_url))
 
     def client(self, require_auth: bool = False) -> GitHubClient:
         if self._client is None:
@@ -225,7 +227,8 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
         if not gh_token:
             raise AuthError(f"--transport gh: gh is not installed or not logged in to "
                             f"{hostname} (`gh auth login --hostname {hostname}`)")
-        transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token))
+        transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token),
+                                token=gh_token, confine=from_environment(gh_token, env))
     else:
         token, source = config.discover_token(api_url, env)  # registered for scrubbing there
         if token is None and require_auth:
@@ -238,6 +241,12 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
             if args.transport == "auto" else None
         transport = RequestsTransport(token, args.timeout, fallback=fallback)
     return GitHubClient(api_url, transport, max_wait=args.max_wait, warn=warn)
+
+
+def from_environment(token: str, env: Mapping[str, str]) -> bool:
+    """Whether the token gh would send is a token variable's: then gh is given it in a
+    one-host configuration instead (transport.gh_config), never through its environment."""
+    return any(env.get(name) == token for name in tokens.TOKEN_VARIABLES)
 
 
 def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
@@ -255,7 +264,8 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
     if not gh_token or gh.api_base() != api_url.rstrip("/"):
         return None
     tokens.register(gh_token)
-    gh.fingerprint = token_fingerprint(gh_token)
+    gh = GhTransport(hostname, timeout, env, token_fingerprint(gh_token), token=gh_token,
+                     confine=from_environment(gh_token, env))
     warn(f"requests is not installed for {sys.executable}: sending the requests that need it "
          f"through the logged-in gh CLI ({hostname}) instead; install requests, or run the "
          "script with `uv run`, for the faster path")
@@ -286,11 +296,23 @@ def _write_all(data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def exit_code_of(code: Any) -> int:
+    """Section 10's exit code of an error object's `code` (an inbox document's `error`)."""
+    from . import errors
+
+    for cls in (errors.UsageError, errors.DependencyError, errors.AuthError,
+                errors.NotFoundError, errors.RateLimitedError, errors.NetworkError,
+                errors.ServerError, errors.StateError):
+        if cls.code == code:
+            return cls.exit_code
+    return 1
+
+
 def emit_error(err: BundleError) -> int:
     interrupt.hold()
-    err.message = scrub(err.message)
+    err.message = stderr_line(err.message)  # escaped and scrubbed here, at the edge
     emit(err.to_json())
-    print(f"error ({err.code}): {stderr_line(err.message)}", file=sys.stderr)
+    print(f"error ({err.code}): {err.message}", file=sys.stderr)
     return err.exit_code
 
 

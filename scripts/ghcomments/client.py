@@ -148,7 +148,7 @@ class GitHubClient:
             except TransportError as exc:
                 if exc.sent:
                     self.requests += 1
-                if exc.kind == "too_large":  # the same answer again would be as large
+                if exc.kind in ("too_large", "redirect"):  # the same again, or refused
                     raise ServerError(f"{what}: {exc}")
                 if idempotent and attempt < MAX_ATTEMPTS:
                     self._backoff(attempt, f"{what}: {exc}")

@@ -314,15 +314,30 @@ def resolve_target(owner_arg: Optional[str], repo_arg: Optional[str], api_arg: O
         from_remote = True
     validate_owner(owner)
     validate_repo_name(name)
+    if (remote_host and not api_arg and not env.get("GITHUB_API_URL")
+            and remote_host not in ("github.com", "ssh.github.com")):
+        api_url = enterprise_api_url(remote_host, env)
+        check_graphql_env(env)
+    else:
+        api_url = command_api_url(api_arg, env)
+    return Target(owner=owner, name=name, api_url=api_url, from_remote=from_remote)
+
+
+def command_api_url(api_arg: Optional[str], env: Mapping[str, str]) -> str:
+    """The one API a command talks to when no git remote is consulted (CONTRACT section 18):
+    --api-url, else GITHUB_API_URL, else api.github.com; GITHUB_GRAPHQL_URL checked too."""
     if api_arg:
         api_url = normalise_api_url(api_arg, "--api-url")
     elif env.get("GITHUB_API_URL"):
         api_url = normalise_api_url(env["GITHUB_API_URL"], "GITHUB_API_URL")
-    elif remote_host and remote_host not in ("github.com", "ssh.github.com"):
-        api_url = enterprise_api_url(remote_host, env)
     else:
         api_url = GITHUB_API
-    if env.get("GITHUB_GRAPHQL_URL"):  # checked now, before any request (REST ones included)
+    check_graphql_env(env)
+    return api_url
+
+
+def check_graphql_env(env: Mapping[str, str]) -> None:
+    """GITHUB_GRAPHQL_URL, when set, checked before any request (REST ones included)."""
+    if env.get("GITHUB_GRAPHQL_URL"):
         normalise_api_url(env["GITHUB_GRAPHQL_URL"], "GITHUB_GRAPHQL_URL")
-    return Target(owner=owner, name=name, api_url=api_url, from_remote=from_remote)
 

@@ -99,8 +99,13 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
             if not already:
                 validate(rnd, target, f"updates file {rnd.store.paths.updates}")
                 snap_prev = rnd.from_public(upd.get("previous_checkpoint"))
-                _refuse_other_cursor(rnd, upd, stored, snap_prev, snapshot_id)
-                check_confirmable(upd, snapshot_id, rnd.same(stored, snap_prev),
+                # A snapshot read from --after-comment-id on a round that had no checkpoint
+                # writes its first one while the round still has none (section 6 amended).
+                first = (stored is None and upd.get("after_comment_id") is not None
+                         and upd.get("had_checkpoint") is False)
+                if not first:
+                    _refuse_other_cursor(rnd, upd, stored, snap_prev, snapshot_id)
+                check_confirmable(upd, snapshot_id, first or rnd.same(stored, snap_prev),
                                   rnd.describe(snap_prev), rnd.describe(stored))
                 forward_only(rnd, stored, target, force)
                 rnd.store.write_checkpoint(checkpoint_doc(rnd, target))

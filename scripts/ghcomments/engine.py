@@ -55,6 +55,7 @@ class Round:
         self.streams: Dict[str, Stream] = self.streams_for()
         self.conversation: ConversationStream = self.streams["conversation"]  # type: ignore
         self.hints = HintCache(store, self.streams, self.warnings)
+        self.had_checkpoint = False  # what start() found
 
     def stream_args(self) -> Tuple[Any, ...]:
         return (self.client, self.owner, self.repo, self.number, self.max_pages,
@@ -132,7 +133,7 @@ class Round:
         """`--ignore-author @me`: the token's login (cached; one request the first time)."""
         if self.options.filter.wants_me:
             login = whoami(self.client, self.store.paths.folder, self.store.paths.root,
-                           self.client.api_url)
+                           self.client.api_url, self.warnings.append)
             self.options.filter.resolve_me(login)
 
     def note_hidden(self, shown: Dict[str, List[Dict[str, Any]]]) -> None:
@@ -159,6 +160,7 @@ class Round:
               ) -> Tuple[Cursors, Dict[str, Optional[Dict[str, Any]]]]:
         """(cursors, their stored hints): the checkpoint's, or --after-comment-id's."""
         cp = self.store.read_checkpoint()
+        self.had_checkpoint = cp is not None
         if cp and ("poll_hint" in cp or "poll_hints" in cp):
             self.warnings.append(f"poll hints inside {self.store.paths.checkpoint} (an older "
                                  "version's) are ignored; the next checkpoint write drops them")
@@ -177,26 +179,43 @@ class Round:
         return Reading({k: Batch(k, cursor=prev.get(k)) for k in self.streams},
                        {k: [] for k in self.shown_keys})
 
-    def read(self, previous: Cursors, hints: Any, limit: int, sharpen: bool = True
-             ) -> Reading:
+    def read(self, previous: Cursors, hints: Any, limit: int, sharpen: bool = True,
+             hook: bool = True) -> Reading:
         """Every stream read after its cursor; each item normalised once, for output."""
         hints = hints or {}
-        o = self.options
         batches: Dict[str, Batch] = {}
-        shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in self.shown_keys}
-        filtered: Dict[str, Dict[str, int]] = {}
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
-            batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
-            batches[kind] = batch
-            items, counts = stream.present(batch, o.max_body_chars, o.reveal_hidden,
-                                           o.include_system)
-            shown.update(items)
-            filtered.update(counts)
-        reading = Reading(batches, shown, {k: v for k, v in filtered.items() if v})
-        if reading.returned:
+            batches[kind] = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+        reading = self.present(batches)
+        if reading.returned and hook:  # the inbox runs it after --max-total's cut
             self.on_items(reading)
         return reading
+
+    def present(self, batches: Dict[str, Batch]) -> Reading:
+        """The reading that shows `batches` (each item normalised for output)."""
+        o = self.options
+        shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in self.shown_keys}
+        filtered: Dict[str, Dict[str, int]] = {}
+        for kind, batch in batches.items():
+            items, counts = self.streams[kind].present(batch, o.max_body_chars, o.reveal_hidden,
+                                                       o.include_system)
+            shown.update(items)
+            filtered.update(counts)
+        return Reading(batches, shown, {k: v for k, v in filtered.items() if v})
+
+    # -- --max-total (budget.py): the reading cut to fewer units -------------------------
+    def cut(self, previous: Cursors, reading: Reading, keep: Dict[str, int]) -> Reading:
+        """`reading` with only `keep[stream]` units of each stream (the oldest after the cursor;
+        the newest without one): the cursor passes nothing that was not returned."""
+        prev = previous or {}
+        batches = {}
+        for kind, batch in reading.batches.items():
+            n = keep.get(kind, len(batch.items))
+            batches[kind] = (batch if n >= len(batch.items)
+                             else self.streams[kind].cut(batch, prev.get(kind), n,
+                                                         previous is None))
+        return self.present(batches)
 
     def position(self, previous: Cursors, reading: Reading
                  ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
@@ -257,19 +276,31 @@ class Round:
             else:
                 reading = self.read(previous, hints, limit)
                 doc = self.document(previous, reading, reading.filtered)
-            cursors, final_hints = self.position(previous, reading)
-            private = dict(doc, schema_version=SCHEMA_VERSION,
-                           poll_hint={k: h for k, h in final_hints.items() if h is not None})
-            if after_comment_id is not None:
-                private["after_comment_id"] = after_comment_id  # not the checkpoint's cursor
+            private, settled = self.updates_of(previous, reading, doc, after_comment_id)
             with self.store.locked():
-                self.store.write_updates(private)  # the commit point
-                self.hints.save(self.hints.settled(previous, cursors, final_hints))
+                self.save_check(private, settled)
         except Interrupted as stop:
             if doc is None:
                 doc = self.document(previous, self.empty_reading(previous), {})
             return interrupted_doc(doc, stop)
         return doc
+
+    def updates_of(self, previous: Cursors, reading: Reading, doc: Dict[str, Any],
+                   after_comment_id: Optional[int] = None) -> Tuple[Dict[str, Any], Any]:
+        """(the updates file's document, the settled hints a check stores) for `doc`."""
+        cursors, final_hints = self.position(previous, reading)
+        private = dict(doc, schema_version=SCHEMA_VERSION,
+                       poll_hint={k: h for k, h in final_hints.items() if h is not None})
+        if after_comment_id is not None:
+            private["after_comment_id"] = after_comment_id  # not the checkpoint's cursor
+            private["had_checkpoint"] = self.had_checkpoint  # none: the confirm writes the first
+        return private, self.hints.settled(previous, cursors, final_hints)
+
+    def save_check(self, private: Dict[str, Any], settled: Any) -> None:
+        """A check's writes (the caller holds the round's lock): the updates file (its rename
+        is the commit point), then the hints measured for a cursor with nothing after it."""
+        self.store.write_updates(private)
+        self.hints.save(settled)
 
 
     def by_id_previous(self) -> Cursors:

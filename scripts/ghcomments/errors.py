@@ -1,7 +1,9 @@
 """Typed errors and the contract's exit codes (CONTRACT section 10).
 
 Every failure the bundle reports is one of these; `cli.run` turns it into the error JSON on
-stdout, one line on stderr and the exit code.
+stdout, one line on stderr and the exit code. An error carries facts only: escaping server text
+and scrubbing tokens happen at the output edge (cli.emit_error, output.encode_json), so this
+module imports neither the normaliser nor the token rules.
 """
 
 from __future__ import annotations
@@ -154,11 +156,9 @@ def rate_limit_wait(status: int, headers: Mapping[str, str], body: Any,
 def error_from_response(status: int, headers: Mapping[str, str], body: Any,
                         what: str) -> BundleError:
     """Build the typed error for a non-success response; `what` names the request."""
-    from .normalize import escape_field
-
     message = _message_of(body) or (body if isinstance(body, str) else "")
-    # Server text in a message (and so on stderr): controls and bidi written as <U+XXXX>.
-    message = escape_field(" ".join(str(message).split())[:300])
+    # Server text, as facts: the output edge (cli.emit_error) escapes and scrubs it.
+    message = " ".join(str(message).split())[:300]
     detail = f"{what}: HTTP {status}" + (f" {message}" if message else "")
     wait = rate_limit_wait(status, headers, body)
     if wait is not None:
@@ -197,26 +197,6 @@ def validation_reasons(body: Any) -> str:
         if text:
             out.append(text)
     return "; ".join(out)
-
-
-def encode_json(doc: Any, files: bool = False) -> bytes:
-    """The one JSON encoder for stdout and files: UTF-8, keys in the order built, strict
-    JSON (no NaN or Infinity), every known token scrubbed from its strings (`files`, a state
-    file: every token long enough to be GitHub's; see tokens.SHORTEST_REAL_TOKEN).
-
-    Text GitHub sent with lone surrogates cannot be UTF-8: then the document is written with
-    ASCII escapes instead, still valid JSON with the same content.
-    """
-    from .tokens import scrub_value
-
-    doc = scrub_value(doc, files)  # no token in any output, file or stdout (CONTRACT section 17)
-    # allow_nan=False: NaN and Infinity are not JSON; strict parsing keeps them from arriving.
-    text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return (json.dumps(doc, ensure_ascii=True, indent=2, allow_nan=False)
-                + "\n").encode("ascii")
 
 
 def _no_constant(name: str) -> Any:

@@ -14,12 +14,12 @@ import os
 import re
 
 from . import state
-from .errors import AuthError, ServerError, UsageError
+from .errors import AuthError, ServerError, StateError, UsageError
 from .normalize import is_trusted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    from typing import Any, Dict, Iterable, List, Optional
+    from typing import Any, Callable, Dict, Iterable, List, Optional
 
 REASONS = ("trusted_only", "ignore_author", "humans_only")
 ME = "@me"
@@ -97,7 +97,8 @@ def _host_key(api_url: str) -> str:
     return re.sub(r"[^a-z0-9._-]", "-", netloc)
 
 
-def whoami(client: Any, folder: str, root: str, api_url: str) -> str:
+def whoami(client: Any, folder: str, root: str, api_url: str,
+           warn: Optional[Callable[[str], None]] = None) -> str:
     """The token's login: from `.whoami-HOST.json` when host and token match, else
     `GET /user` (one request) and the cache rewritten."""
     fingerprint = getattr(client.transport, "fingerprint", None)
@@ -113,11 +114,17 @@ def whoami(client: Any, folder: str, root: str, api_url: str) -> str:
             and isinstance(cached.get("login"), str) and cached["login"]):
         return cached["login"]
     login = _ask(client)
-    with state.file_lock(paths, f"the whoami cache of {host}"):
-        state.write_json(paths.checkpoint, {
-            "schema_version": 1, "host": host, "token_sha256": fingerprint, "login": login,
-            "saved_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
-            .isoformat().replace("+00:00", "Z")})
+    try:
+        with state.file_lock(paths, f"the whoami cache of {host}"):
+            state.write_json(paths.checkpoint, {
+                "schema_version": 1, "host": host, "token_sha256": fingerprint,
+                "login": login,
+                "saved_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+                .isoformat().replace("+00:00", "Z")})
+    except (OSError, StateError) as exc:  # a cache: asked again next time, never fatal
+        if warn is not None:
+            warn(f"the @me cache was not written ({getattr(exc, 'message', None) or exc}); "
+                 "the next run asks GitHub again (one request)")
     return login
 
 

@@ -21,24 +21,73 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace(
         "+00:00", "Z")
 
-# C0 controls but tab and newline (a CR directly before a newline is part of a CRLF line end,
-# which GitHub's web editor writes; a lone CR can overwrite a terminal line and counts), DEL,
-# C1, bidi controls, zero-width and other invisible format characters, Unicode tags; and the
-# carriers of hidden text (CONTRACT section 17): soft hyphen, Hangul fillers, interlinear
-# annotation, musical formatting, variation selectors 17-256, and runs of two or more of
-# variation selectors 1-16 ("variation selector smuggling"; one VS-16 after an emoji is not).
-_HIDDEN_CLASS = (
-    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, isolates
-    "\u200b-\u200d\u2060-\u2064\ufeff\u180e"        # zero-width and invisible operators
-    "\u00ad\u115f\u1160\u3164\uffa0"               # soft hyphen, Hangul fillers
-    "\ufff9-\ufffb\U0001d173-\U0001d17a"           # interlinear annotation, musical format
-    "\U000e0000-\U000e007f\U000e0100-\U000e01ef"    # Unicode tags, variation selectors 17+
+# The hidden set: what can hide text from a person while an agent reads it (CONTRACT section 17),
+# defined once from Unicode's own properties — docs/reference.md, "Hidden characters":
+# - Default_Ignorable_Code_Point, all of it. Python's unicodedata has no such property: its
+#   ranges are DerivedCoreProperties.txt's (Unicode 15.1), assigned and reserved alike (the
+#   reserved tag block from U+E0080 on included), listed in DEFAULT_IGNORABLE.
+# - General_Category Cf (format), as of Unicode 15.1 in FORMAT (unicodedata's version depends on
+#   the Python: 3.9 has 13.0; a test checks every Cf the running Python knows is listed).
+# - Cc (C0, DEL, C1) but tab and newline; a CR directly before a newline is part of a CRLF line
+#   end (GitHub's web editor writes them), a lone CR can overwrite a terminal line.
+# - Zl and Zp (U+2028, U+2029): line breaks for str.splitlines() and many terminals, so a body
+#   holding one could start a forged line in a summary.
+# - the variation selectors: VS17-256 and the Mongolian ones always (they are DICP); VS1-16
+#   (U+FE00-FE0F, also DICP) only as a run of two or more, the carrier of "variation selector
+#   smuggling" — a single VS-16 after an emoji is not hidden text.
+# Soft hyphen, the Hangul fillers, interlinear annotation and musical formatting are in by
+# these properties (the contract's list is a subset).
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
 )
+FORMAT = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
+    (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)
+CONTROLS = ((0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F))  # CR: see HIDDEN_RE
+LINE_SEPARATORS = ((0x2028, 0x2029),)
+RUN_ONLY = (0xFE00, 0xFE0F)  # hidden as a run of two or more
+
+
+def hidden_ranges() -> list:
+    """The hidden set (but CR and VS1-16, which depend on their neighbours) as sorted, merged
+    (first, last) code point ranges: the one definition both the Python path and the shell
+    fallback's class (a test compares them) come from."""
+    points = []
+    for first, last in DEFAULT_IGNORABLE + FORMAT + CONTROLS + LINE_SEPARATORS:
+        points.append((first, last))
+    merged: list = []
+    for first, last in sorted(points):
+        pieces = [(first, last)]
+        if first <= RUN_ONLY[1] and last >= RUN_ONLY[0]:  # cut VS1-16 out
+            pieces = [(f, t) for f, t in ((first, RUN_ONLY[0] - 1), (RUN_ONLY[1] + 1, last))
+                      if f <= t]
+        for f, t in pieces:
+            if merged and f <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], t))
+            else:
+                merged.append((f, t))
+    return merged
+
+
+def _class_of(ranges: list) -> str:
+    return "".join(re.escape(chr(f)) if f == t else f"{re.escape(chr(f))}-{re.escape(chr(t))}"
+                   for f, t in ranges)
+
+
+_HIDDEN_CLASS = _class_of(hidden_ranges())
 HIDDEN_RE = re.compile("\r(?!\n)|[\ufe00-\ufe0f]{2,}|[" + _HIDDEN_CLASS + "]")
 # Fields that are not bodies (logins, times, paths, titles, URLs …) may not start a line
-# either: newlines, tabs, CR, the line and paragraph separators too.
-FIELD_RE = re.compile("[\ufe00-\ufe0f]{2,}|[\t\n\r\u2028\u2029" + _HIDDEN_CLASS + "]")
+# either: newlines, tabs and CR too.
+FIELD_RE = re.compile("[\ufe00-\ufe0f]{2,}|[\t\n\r" + _HIDDEN_CLASS + "]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -54,6 +103,17 @@ def reveal(text: Optional[str]) -> Optional[str]:
     if not text:
         return text
     return HIDDEN_RE.sub(_escape, text)
+
+
+# Every line break str.splitlines() knows. After `reveal` only "\n" and "\r\n" are left in
+# a body; a summary splits on all of them all the same, so no reader's split can start a line
+# the summary did not indent.
+LINE_BREAK_RE = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def body_lines(text: Optional[str]) -> list:
+    """A body's lines for a summary: hidden characters revealed, split at every line break."""
+    return LINE_BREAK_RE.split(reveal(text or "") or "")
 
 
 def escape_field(value: Any) -> str:

@@ -4,7 +4,8 @@ dataclasses imports inspect (with ast, dis and tokenize): about 8 ms of every ru
 a no-change poll (CONTRACT section 20). The bundle's records need only this: fields from the
 class's own annotations in order, a default per field (`factory(list)` for a fresh list or
 dict each time), keyword or positional construction, `__repr__`, `__eq__` on the fields, and
-`frozen=True` (read-only, hashable). No inheritance of fields, no `__post_init__`.
+`frozen=True` (read-only, hashable), and `replace`. No inheritance of fields, no
+`__post_init__`.
 """
 
 from __future__ import annotations
@@ -89,3 +90,10 @@ def _build(cls, frozen):
     else:
         cls.__hash__ = None  # mutable and compared by value: unhashable, as dataclasses makes it
     return cls
+
+
+def replace(record, **changes):
+    """A copy of a @plain record with `changes` (dataclasses.replace)."""
+    values = {name: getattr(record, name) for name in type(record).__match_args__}
+    values.update(changes)
+    return type(record)(**values)

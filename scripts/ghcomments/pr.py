@@ -26,6 +26,7 @@ from .errors import (
     UsageError,
 )
 from .normalize import (
+    body_lines,
     check_comment,
     check_flag,
     check_number,
@@ -602,9 +603,9 @@ def _comment_lines(c: Dict[str, Any], indent: str) -> List[str]:
     head = (f"{indent}- {who} · {kind} · {_safe(c['createdAt'] or 'not submitted')} · "
             f"id {_safe(c['id'])}")
     lines = [head + (f" [{', '.join(flags)}]" if flags else ""), f"{indent}  {_safe(c['url'])}"]
-    body = _body(c.get("body")).replace("\r\n", "\n")
+    body = _body(c.get("body"))
     if body.strip():
-        lines += [f"{indent}    {line}".rstrip() for line in body.split("\n")]
+        lines += [f"{indent}    {line}".rstrip() for line in body_lines(c.get("body"))]
     else:
         lines.append(f"{indent}    (no body)")
     return lines

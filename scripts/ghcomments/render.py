@@ -5,7 +5,7 @@ control, bidi or tag character reaches the terminal, and nothing outside a body 
 
 from __future__ import annotations
 
-from .normalize import escape_field, reveal
+from .normalize import body_lines, escape_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -30,8 +30,7 @@ def _comment_lines(c: Dict[str, Any]) -> List[str]:
     if flags:
         head += " [" + ", ".join(flags) + "]"
     lines = [head, f"    {_f(c.get('url'))}"]
-    body = reveal(c.get("body") or "") or ""
-    lines += ["    " + line for line in body.replace("\r\n", "\n").split("\n")]
+    lines += ["    " + line for line in body_lines(c.get("body"))]
     return lines
 
 
@@ -40,8 +39,8 @@ def _review_lines(r: Dict[str, Any]) -> List[str]:
             f"{_f(r.get('author') or 'unknown')} ({_f(r.get('author_association') or '?')}) "
             f"at {_f(r.get('submitted_at'))}, {_f(r.get('comment_count'))} inline comment(s)")
     lines = [head, f"    {_f(r.get('url'))}"]
-    body = reveal(r.get("body") or "") or ""
-    lines += ["    " + line for line in body.replace("\r\n", "\n").split("\n") if body]
+    if r.get("body"):
+        lines += ["    " + line for line in body_lines(r.get("body"))]
     return lines
 
 
@@ -100,4 +99,73 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
         lines += _inline_lines(c, threads)
     for w in doc.get("warnings") or []:
         lines.append(f"note: {_f(w)}")
+    return "\n".join(lines) + "\n"
+
+
+def followed_summary(doc: Dict[str, Any]) -> str:
+    """`get_latest_comments.py --followed` as text: one line per round."""
+    lines = [f"{_f(doc.get('followed'))} round(s) followed on {_f(doc.get('api_host'))} in "
+             f"{_f(doc.get('folder'))}"]
+    for r in doc.get("rounds") or []:
+        lines.append(f"{_f(r.get('key'))}  checkpoint {_cursor(r.get('checkpoint'))}  "
+                     f"saved {_f(r.get('saved_at'))}")
+    for e in doc.get("errors") or []:
+        lines.append(f"{_f(e.get('key'))}  error: {_f((e.get('error') or {}).get('message'))}")
+    for s in doc.get("skipped") or []:
+        lines.append(f"{_f(s.get('key'))}  skipped: API host {_f(s.get('api_host'))}")
+    lines += [f"note: {_f(w)}" for w in doc.get("warnings") or []]
+    return "\n".join(lines) + "\n"
+
+
+def unfollow_summary(doc: Dict[str, Any]) -> str:
+    """`get_latest_comments.py --unfollow` as text: what was removed."""
+    lines = [f"unfollowed {_f(doc.get('unfollowed'))} (checkpoint was "
+             f"{_cursor(doc.get('checkpoint'))}); inbox entries marked: "
+             f"{_f(doc.get('inbox_snapshots_marked'))}"]
+    lines += [f"removed {_f(p)}" for p in doc.get("removed") or []]
+    lines += [f"note: {_f(w)}" for w in doc.get("warnings") or []]
+    return "\n".join(lines) + "\n"
+
+
+def _key_list(items: Any) -> str:
+    """Keys (strings, or objects with a `key`) as one escaped, comma-separated line."""
+    keys = [i.get("key") if isinstance(i, dict) else i for i in items or []]
+    return ", ".join(_f(k) for k in keys)
+
+
+def inbox_summary(doc: Dict[str, Any]) -> str:
+    """check_issue_updates.py --follow/--followed as text: every conversation that returned
+    something as section 5's summary shows one round, then what the others were."""
+    conversations = doc.get("conversations") or []
+    lines = [f"inbox: {len(conversations)} conversation(s) of {_f(doc.get('followed'))} "
+             f"followed (retrieved {_f(doc.get('retrieved_at'))}, "
+             f"{_f(doc.get('requests'))} request(s))"]
+    if "waited_seconds" in doc:
+        lines.append(f"waited {_f(doc.get('waited_seconds'))} s, {_f(doc.get('polls'))} "
+                     "poll(s)" + (" — interrupted" if doc.get("interrupted") else ""))
+    if doc.get("snapshot_id"):  # the one to confirm: the rounds' own are "round snapshot"
+        lines.append(f"snapshot: {_f(doc['snapshot_id'])}")
+    error = doc.get("error")
+    if isinstance(error, dict):
+        lines.append(f"error ({_f(error.get('code'))}): {_f(error.get('message'))}")
+    for title, field in (("quiet", "quiet"), ("more in (held back by --max-total: check again)",
+                                              "more_in"), ("unfollowed", "unfollowed")):
+        if doc.get(field):
+            lines.append(f"{title}: {_key_list(doc[field])}")
+    for e in doc.get("errors") or []:
+        err = e.get("error") if isinstance(e, dict) else None
+        err = err if isinstance(err, dict) else {}
+        lines.append(f"error in {_f(e.get('key') if isinstance(e, dict) else e)} "
+                     f"({_f(err.get('code'))}): {_f(err.get('message'))}")
+    for s in doc.get("skipped") or []:
+        where = f" (API host {_f(s.get('api_host'))})" if isinstance(s, dict) and \
+            s.get("api_host") else ""
+        lines.append(f"skipped {_f(s.get('key') if isinstance(s, dict) else s)}{where}")
+    for w in doc.get("warnings") or []:
+        lines.append(f"note: {_f(w)}")
+    for conv in conversations:
+        lines.append("")
+        lines.append(f"=== {_f(conv.get('key'))} ===")
+        lines += ["round " + line if line.startswith("snapshot: ") else line
+                  for line in monitor_summary(conv).rstrip("\n").split("\n")]
     return "\n".join(lines) + "\n"

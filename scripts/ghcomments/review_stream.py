@@ -200,6 +200,12 @@ class ReviewStream(Stream):
                 break
         return taken
 
+    def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
+                     ) -> Optional[Dict[str, Any]]:
+        """The earlier reviews are unchanged: the previous recent ids all stay."""
+        return review_cursor([review for review, _comments in items], previous,
+                             carry_recent=True)
+
     # -- reads by id ---------------------------------------------------------------------------
     def one_review(self, review_id: int) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
         raw = get_item(self.client, f"{self.base}/reviews/{review_id}",

@@ -27,7 +27,8 @@ import stat
 import time
 
 from . import interrupt, records
-from .errors import StateError, UsageError, encode_json
+from .errors import StateError, UsageError
+from .output import encode_json
 from .plain import plain
 
 TYPE_CHECKING = False
@@ -38,6 +39,8 @@ SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
 # Both matched with fullmatch: `$` alone lets a trailing newline through (CONTRACT section 17).
 NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+# section 2's HOST: a host name or [IPv6], and a port
+API_HOST_RE = re.compile(r"(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 DIGITS_RE = re.compile(r"[0-9]{1,20}")  # ASCII digits only: int() also takes " 5", "5_0", "٣"
 LOCK_WAIT_SECONDS = 5.0
 # Tests only: seconds to pause between the steps of an atomic write (crash-safety tests kill
@@ -82,11 +85,10 @@ class StatePaths:
     hints: str = ""
 
 
-def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], owner: str,
-           repo: str, issue: int, env: Optional[Dict[str, str]] = None,
-           suffix: str = "") -> StatePaths:
-    """Build (but do not create) the paths; every input is validated first. `suffix` "-pr"
-    names a pull request's round files (CONTRACT section 12)."""
+def state_folder(root: Optional[str], run_id: Optional[str], retained: Optional[str],
+                 env: Optional[Dict[str, str]] = None) -> Tuple[str, str]:
+    """(root, folder) of a work folder (--root, --run-id or --retained), validated, not
+    created: the folder every round's files of that work live in."""
     env = dict(os.environ if env is None else env)
     root = os.path.abspath(root or os.getcwd())
     if "\x00" in root:
@@ -102,13 +104,30 @@ def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], 
     else:
         rid = run_id if run_id is not None else (env.get("GH_MONITOR_RUN_ID") or "default")
         base = os.path.join(root, ".tmp", "runs", validate_name(rid, "--run-id"))
-    folder = os.path.join(base, SKILL_DIR)
-    stem = f"{owner.lower()}-{repo.lower()}-{int(issue)}{suffix}"
+    return root, os.path.join(base, SKILL_DIR)
+
+
+def locate(root: Optional[str], run_id: Optional[str], retained: Optional[str], owner: str,
+           repo: str, issue: int, env: Optional[Dict[str, str]] = None,
+           suffix: str = "") -> StatePaths:
+    """Build (but do not create) the paths; every input is validated first. `suffix` "-pr"
+    names a pull request's round files (CONTRACT section 12)."""
+    root, folder = state_folder(root, run_id, retained, env)
+    return round_paths(root, folder, round_stem(owner, repo, issue, suffix))
+
+
+def round_paths(root: str, folder: str, stem: str) -> StatePaths:
+    """The files of the round named `stem` (round_stem) in a work folder."""
     return StatePaths(root=root, folder=folder,
                       checkpoint=os.path.join(folder, f"{stem}.json"),
                       updates=os.path.join(folder, f"{stem}-updates.json"),
                       lock=os.path.join(folder, f".{stem}.lock"),
                       hints=os.path.join(folder, f"{stem}-hints.json"))
+
+
+def round_stem(owner: str, repo: str, number: int, suffix: str = "") -> str:
+    """A round's file stem: owner-repo-N (an issue) or owner-repo-N-pr, lowercased."""
+    return f"{owner.lower()}-{repo.lower()}-{int(number)}{suffix}"
 
 
 def check_owner(path: str, st: os.stat_result) -> None:
@@ -173,10 +192,22 @@ def _pause(step: str) -> None:
         name, _, value = spec.rpartition(":")
         if name and name != step:
             return
-        try:
-            time.sleep(float(value))
-        except ValueError:
-            pass
+        seconds = pause_seconds(value)
+        if seconds:
+            time.sleep(seconds)
+
+
+MAX_PAUSE = 60.0
+
+
+def pause_seconds(value: str) -> float:
+    """The pause a test asked for: a plain number of seconds from 0 to MAX_PAUSE; anything
+    else (inf, nan, a negative or larger value, text) is ignored, so no value a user's
+    environment holds turns a write into a hang or an error (CONTRACT section 20)."""
+    if not re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,9})?", value.strip()):
+        return 0.0
+    seconds = float(value)
+    return seconds if seconds <= MAX_PAUSE else 0.0
 
 
 def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
@@ -201,7 +232,13 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:  # a folder stands at the path: named, left as it is
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise StateError(f"cannot write {path}: {exc.strerror} (a folder or another thing "
+                         "that is not a file stands there?); left as it is — move it away")
     if commit:
         _pause("renamed")
     dfd = os.open(folder, os.O_RDONLY)
@@ -211,20 +248,40 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
         os.close(dfd)
 
 
+def _open_regular(path: str, label: str, flags: int, mode: int = 0o644) -> int:
+    """A descriptor on the regular file at `path`, or exit 7 naming what stands there. The
+    open never waits (O_NONBLOCK: a FIFO opens at once, then fails the check) and never
+    follows a symbolic link; O_NONBLOCK is cleared before the descriptor is used."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, mode)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise
+        if exc.errno == errno.ELOOP:
+            raise StateError(f"{label} {path} is a symbolic link; refusing to use it (left as "
+                             "it is)")
+        if exc.errno == errno.EISDIR:
+            raise StateError(f"{label} {path} is a folder, not a file; left as it is — move "
+                             "it away")
+        raise StateError(f"cannot open {label} {path}: {exc.strerror}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StateError(f"{label} {path} is not a regular file (a folder, FIFO or device "
+                             "stands there); left as it is — move it away")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = _open_regular(path, label, os.O_RDONLY)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise StateError(f"{label} {path} is a symbolic link; refusing to read it")
-        raise StateError(f"cannot read {label} {path}: {exc.strerror}")
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise StateError(f"{label} {path} is not a file (a folder or a device stands there); "
-                         "left as it is")
     with os.fdopen(fd, "rb") as fh:
         check_owner(path, st)
         _check_folders_of(path)
@@ -246,7 +303,7 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
 def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
     """An advisory flock on `paths.lock` (the folders made first); exit 7 after `wait` s."""
     _ensure_folder(paths)
-    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    fd = _open_regular(paths.lock, "lock file", os.O_RDWR | os.O_CREAT)
     try:
         check_owner(paths.lock, os.fstat(fd))
         deadline = time.monotonic() + wait
@@ -271,6 +328,18 @@ def write_json(path: str, doc: Dict[str, Any], commit: bool = False) -> None:
     _atomic_write_bytes(path, encode_json(doc, files=True), commit)
 
 
+def stored_api_host(doc: Dict[str, Any], path: str, label: str) -> Optional[str]:
+    """The `api_host` a state file stores (lowercased), None when it has none (a file written
+    before section 18: it counts as this host's); exit 7 when it is not a host name."""
+    host = doc.get("api_host")
+    if host is None:
+        return None
+    if not isinstance(host, str) or not API_HOST_RE.fullmatch(host):
+        raise StateError(f"{label} {path} is corrupt (api_host is not a host name); left as "
+                         "it is")
+    return host.lower()
+
+
 def _valid_issue_checkpoint(doc: Dict[str, Any]) -> bool:
     return records.conversation_cursor(doc)
 
@@ -286,11 +355,14 @@ class StateStore:
     (`identity` "pull_request": files OWNER-REPO-N-pr…, CONTRACT section 12)."""
 
     def __init__(self, paths: StatePaths, repository: str, issue: int,
-                 identity: str = "issue") -> None:
+                 identity: str = "issue", api_host: Optional[str] = None) -> None:
         self.paths = paths
         self.repository = repository
         self.issue = issue
         self.identity = identity
+        # Section 2's HOST of the API in use: stored in every file written, part of the
+        # identity (CONTRACT section 18); a file without it counts as this host's.
+        self.api_host = api_host
         self._locked = False
 
     # -- identity --------------------------------------------------------------------------
@@ -303,6 +375,25 @@ class StateStore:
             raise StateError(f"{label} {path} belongs to {repo}#{issue}, not "
                              f"{self.repository}#{self.issue} (OWNER-REPO file names can "
                              "collide); it was not used or changed")
+        host = stored_api_host(doc, path, label)
+        if host is not None and self.api_host is not None and host != self.api_host.lower():
+            raise StateError(f"{label} {path} belongs to {repo}#{issue} on the API host "
+                             f"{host}, not on {self.api_host} (the host of this command's "
+                             "API); it was not used or changed — use another --run-id or "
+                             "--retained name for each host")
+
+    def _stamped(self, doc: Dict[str, Any]) -> Dict[str, Any]:
+        """`doc` with this store's `api_host` right after its identity."""
+        if self.api_host is None:
+            return doc
+        out: Dict[str, Any] = {}
+        for key, value in doc.items():
+            if key != "api_host":
+                out[key] = value
+            if key == self.identity:
+                out["api_host"] = self.api_host
+        out.setdefault("api_host", self.api_host)
+        return out
 
     def read_checkpoint(self) -> Optional[Dict[str, Any]]:
         doc = read_json(self.paths.checkpoint, "checkpoint file")
@@ -336,18 +427,21 @@ class StateStore:
             return {}, f"{exc.message}: ignored (it is a cache, rebuilt on the next write)"
         if doc is None:
             return {}, None
-        hints, repo = doc.get("hints"), doc.get("repository")
+        hints, repo, host = doc.get("hints"), doc.get("repository"), doc.get("api_host")
         if (doc.get("schema_version") != SCHEMA_VERSION or not isinstance(hints, dict)
                 or not isinstance(repo, str) or repo.lower() != self.repository.lower()
-                or doc.get(self.identity) != self.issue):
+                or doc.get(self.identity) != self.issue
+                or (host is not None and self.api_host is not None
+                    and (not isinstance(host, str) or host.lower() != self.api_host.lower()))):
             return {}, (f"hints file {self.paths.hints} is of another shape or belongs to "
                         "another issue: ignored (a cache, rebuilt on the next write)")
         return {k: v for k, v in hints.items() if isinstance(v, list)}, None
 
     def write_hints(self, hints: Dict[str, Any]) -> None:
-        self._write(self.paths.hints, {"schema_version": SCHEMA_VERSION,
-                                       "repository": self.repository,
-                                       self.identity: self.issue, "hints": hints})
+        self._write(self.paths.hints, self._stamped({"schema_version": SCHEMA_VERSION,
+                                                     "repository": self.repository,
+                                                     self.identity: self.issue,
+                                                     "hints": hints}))
 
     # -- locking and writing ---------------------------------------------------------------
     @contextlib.contextmanager
@@ -376,7 +470,7 @@ class StateStore:
         write_json(path, doc, commit=True)
 
     def write_checkpoint(self, doc: Dict[str, Any]) -> None:
-        self._write(self.paths.checkpoint, doc)
+        self._write(self.paths.checkpoint, self._stamped(doc))
 
     def write_updates(self, doc: Dict[str, Any]) -> None:
-        self._write(self.paths.updates, doc)
+        self._write(self.paths.updates, self._stamped(doc))

@@ -16,7 +16,7 @@ import re
 
 from . import normalize, records
 from .errors import NotFoundError, ServerError
-from .plain import factory, plain
+from .plain import factory, plain, replace
 from .scan import (
     CommentList,
     Keep,
@@ -131,6 +131,24 @@ class Stream:
         by kind; every decision is made on the raw item."""
         raise NotImplementedError
 
+    def cut(self, batch: Batch, previous: Optional[Dict[str, Any]], keep: int, tail: bool
+            ) -> Batch:
+        """`batch` with only `keep` of its items (--max-total, budget.py): after a cursor the
+        oldest, the cursor past the last kept one and more available (no hint: something lies
+        after the cursor); without one (`tail`) the newest, the older ones not returned."""
+        if tail:
+            dropped = len(batch.items) - keep
+            return replace(batch, items=batch.items[dropped:],
+                           older_not_returned=(batch.older_not_returned or 0) + dropped)
+        items = batch.items[:keep]
+        return replace(batch, items=items, cursor=self.cursor_after(items, previous),
+                       hint=None, more_available=True)
+
+    def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
+                     ) -> Optional[Dict[str, Any]]:
+        """The cursor once `items` (the oldest after `previous`) are handled."""
+        raise NotImplementedError
+
     def _count(self, counts: Dict[str, int], why: str, n: int = 1) -> None:
         counts[why] = counts.get(why, 0) + n
 
@@ -171,6 +189,12 @@ class ConversationStream(Stream):
             else:
                 self._count(counts, why)
         return {"new_comments": shown}, {"conversation": counts}
+
+    def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
+                     ) -> Optional[Dict[str, Any]]:
+        if items:
+            return checkpoint_of(items[-1])
+        return dict(cursor_part(previous) or {}, last_seen_comment_updated_at=None)
 
     def one_comment(self, comment_id: int) -> Dict[str, Any]:
         """Exactly that comment (one request); one of another issue is exit 4 naming it."""
@@ -294,6 +318,10 @@ class ConversationStream(Stream):
             seen = result.seen.get(previous["last_comment_id"])
             batch.cursor = dict(cursor_part(previous) or {}, last_seen_comment_updated_at=(
                 seen.get("updated_at") if seen else None))
+            if batch.cursor.get("last_comment_created_at") is None and seen:
+                # a starting cursor (--after-comment-id, a REF's #issuecomment-ID): its time
+                # from the comment read (CONTRACT section 18)
+                batch.cursor["last_comment_created_at"] = seen.get("created_at")
         elif self.zero_when_empty and not result.truncated:
             batch.cursor = dict(ZERO_CONVERSATION, last_seen_comment_updated_at=None)
         if batch.cursor is not None:

@@ -274,6 +274,90 @@ def _read_capped(chunks: Any) -> bytes:
     return b"".join(parts)
 
 
+# Content-Encoding is undone here, on the raw bytes, in bounded steps — never by urllib3,
+# whose older versions (1.26, Debian's) inflate a whole read at once and a chain of encodings
+# ("gzip, gzip") without bound: 764 KiB on the wire held 1.5 GiB before the cap saw a byte.
+# Every stage yields at most INFLATE_STEP bytes per call and stops at the cap (CONTRACT
+# section 17), so memory stays near the cap whatever the ratio.
+INFLATE_STEP = 256 * 1024
+ENCODINGS = ("gzip", "x-gzip", "deflate", "identity")
+
+
+def content_encodings(headers: Mapping[str, str]) -> Any:
+    """The response's encodings in the order to undo them, or a TransportError for one this
+    bundle does not undo (br, zstd, compress: never asked for)."""
+    names = [n.strip().lower() for n in (headers.get("content-encoding") or "").split(",")]
+    names = [n for n in names if n and n != "identity"]
+    for name in names:
+        if name not in ENCODINGS:
+            raise TransportError("incomplete", f"the response has Content-Encoding "
+                                 f"{name[:40]!r}, which was not asked for; refused", sent=True)
+    return list(reversed(names))
+
+
+def _inflate(chunks: Any, encoding: str) -> Any:
+    """Undo one gzip or deflate layer of `chunks`, in steps of at most INFLATE_STEP bytes,
+    refusing past MAX_RESPONSE_BYTES (gzip members one after another are read alike)."""
+    import zlib
+
+    wbits = 31 if encoding in ("gzip", "x-gzip") else 15
+    raw_fallback = wbits == 15  # "deflate" is sometimes sent without its zlib header
+    d = zlib.decompressobj(wbits)
+    total = 0
+    started = False
+    for chunk in chunks:
+        data = chunk
+        while data:
+            try:
+                out = d.decompress(data, INFLATE_STEP)
+            except zlib.error as exc:
+                if raw_fallback and not started:
+                    raw_fallback = False
+                    d = zlib.decompressobj(-15)
+                    continue
+                raise TransportError("incomplete", f"the response's {encoding} data is "
+                                     f"corrupt: {exc}", sent=True)
+            started = True
+            total += len(out)
+            if total > MAX_RESPONSE_BYTES:
+                raise _too_large()
+            if out:
+                yield out
+            if d.unconsumed_tail:
+                data = d.unconsumed_tail
+            elif d.eof and d.unused_data:  # another gzip member follows
+                data = d.unused_data
+                d = zlib.decompressobj(wbits)
+            else:
+                data = b""
+
+
+def _whole(chunks: Any, headers: Mapping[str, str], bodiless: bool) -> Any:
+    """The raw chunks, and an `incomplete` error when fewer bytes came than Content-Length
+    announced (urllib3 1.26 does not enforce it on a streamed read; http.client's read(n)
+    returns short at the end of the stream without a word). `bodiless`: a 304, 204 or an
+    answer to HEAD, whose Content-Length names a representation not sent."""
+    length = (headers.get("content-length") or "").strip()
+    expected = int(length) if length.isdigit() and len(length) < 19 and not bodiless and \
+        "chunked" not in (headers.get("transfer-encoding") or "").lower() else None
+    got = 0
+    for chunk in chunks:
+        got += len(chunk)
+        yield chunk
+    if expected is not None and got < expected:
+        raise TransportError("incomplete", f"response cut short: {got} of {expected} bytes",
+                             sent=True)
+
+
+def decoded(chunks: Any, headers: Mapping[str, str], bodiless: bool = False) -> Any:
+    """The body's chunks, whole (as long as announced), with every Content-Encoding undone,
+    each stage bounded."""
+    chunks = _whole(chunks, headers, bodiless)
+    for encoding in content_encodings(headers):
+        chunks = _inflate(chunks, encoding)
+    return chunks
+
+
 def _within_deadline(work: Any, seconds: float) -> Any:
     """`work(box)` in a worker thread, given `seconds` in all. On time, its result (or its
     exception); else the socket it left in `box["sock"]`/`box["resp"]` is shut down (so the
@@ -325,10 +409,25 @@ def _requests_exchange(session: Any, method: str, url: str, headers: Mapping[str
                            allow_redirects=False, stream=True)
     box["resp"] = resp
     try:
-        content = _read_capped(resp.iter_content(READ_CHUNK))
+        headers = {k.lower(): v for k, v in resp.headers.items()}
+        bodiless = method == "HEAD" or resp.status_code in (204, 304)
+        content = _read_capped(decoded(_raw_chunks(resp), headers, bodiless))
     finally:
         resp.close()
     return resp, content
+
+
+def _raw_chunks(resp: Any) -> Any:
+    """The body as sent (Content-Encoding not undone: `decoded` does it, bounded), urllib3's
+    failures as TransportError, as requests' iter_content would report them."""
+    from urllib3 import exceptions as u3
+
+    try:
+        yield from resp.raw.stream(READ_CHUNK, decode_content=False)
+    except u3.ReadTimeoutError as exc:
+        raise TransportError("timeout", f"read timed out: {_short(exc)}", sent=True)
+    except (u3.ProtocolError, u3.DecodeError, u3.SSLError) as exc:
+        raise TransportError("incomplete", f"response cut short: {_short(exc)}", sent=True)
 
 
 def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Optional[Response]:
@@ -429,7 +528,9 @@ def _stdlib_exchange(conn: Any, target: str, headers: Mapping[str, str],
     box["sock"] = conn.sock
     conn.request("GET", target, headers=dict(headers))
     resp = conn.getresponse()
-    content = _read_capped(iter(lambda: resp.read(READ_CHUNK), b""))
+    headers = {k.lower(): v for k, v in resp.getheaders()}
+    content = _read_capped(decoded(iter(lambda: resp.read(READ_CHUNK), b""), headers,
+                                   resp.status in (204, 304)))
     return resp, content
 
 
@@ -439,12 +540,20 @@ def _short(exc: BaseException) -> str:
 
 
 class GhTransport:
-    """`gh api --include`: gh resolves host and token; status and headers parsed from its output."""
+    """`gh api --include`: status and headers parsed from its output. gh carries the token,
+    and only where it cannot hand it to another origin (docs/dependencies.md, "Where gh carries
+    the token"): gh runs with the token variables removed from its environment, so it uses a
+    per-host login — its own, or, when the token is an environment variable's, a temporary
+    configuration holding that token for the API's one host and nothing else (`confine`). gh
+    follows redirects itself; its request trace (GH_DEBUG=1: one `* Request to URL` line per
+    request, no headers or bodies) tells which origins it asked, and an answer after a request
+    to another origin, or a write that was redirected at all, is refused (exit 6)."""
 
     name = "gh"
 
     def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None,
-                 fingerprint: Optional[str] = None):
+                 fingerprint: Optional[str] = None, token: Optional[str] = None,
+                 confine: bool = False):
         import shutil
 
         self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
@@ -453,6 +562,7 @@ class GhTransport:
         self.env = dict(env or os.environ)
         self.authenticated = True
         self.fingerprint = fingerprint  # of the token gh reported for the host
+        self._token = token if confine else None
 
     def api_base(self) -> str:
         """The REST base gh uses for the host (Link URLs must stay on it)."""
@@ -478,8 +588,95 @@ class GhTransport:
         if body is not None:
             args += ["--input", "-"]
         args.append(endpoint)
-        out, err, code = _run_gh_capped(args, body, self.timeout + 5, self.env)
+        with gh_config(self.hostname, self._token) as config_dir:
+            env = gh_api_env(self.env, config_dir)
+            out, err, code = _run_gh_capped(args, body, self.timeout + 5, env)
+        visited, err = gh_trace(err)
+        check_gh_origins(visited, origin_of(base), method, code)
         return _parse_gh_output(out, err, code, url)
+
+
+def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, str]:
+    """gh's environment for `gh api`: no token variables (gh uses a per-host login), the
+    one-host configuration when there is one, the request trace on, nothing interactive."""
+    from .tokens import TOKEN_VARIABLES
+
+    out = {k: v for k, v in env.items() if k not in TOKEN_VARIABLES
+           and k not in ("GH_DEBUG", "DEBUG", "GH_FORCE_TTY", "GH_PAGER", "CLICOLOR_FORCE")}
+    out.update(GH_DEBUG="1", GH_PROMPT_DISABLED="1", GH_NO_UPDATE_NOTIFIER="1", NO_COLOR="1")
+    if config_dir is not None:
+        out["GH_CONFIG_DIR"] = config_dir
+    return out
+
+
+class gh_config:  # noqa: N801  (a context manager, named as one)
+    """A temporary GH_CONFIG_DIR whose hosts.yml holds `token` for `hostname` and nothing else
+    (0700 folder, 0600 file, removed when gh has run); None when there is no token to confine
+    (gh's own login is used). The one place the bundle writes a token: for gh, which reads it
+    from there, for as long as one `gh api` runs."""
+
+    def __init__(self, hostname: str, token: Optional[str]) -> None:
+        self.hostname = hostname
+        self.token = token
+        self.path: Optional[str] = None
+
+    def __enter__(self) -> Optional[str]:
+        if self.token is None:
+            return None
+        import json
+        import tempfile
+
+        self.path = tempfile.mkdtemp(prefix="ghcomments-gh-")
+        fd = os.open(os.path.join(self.path, "hosts.yml"),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            # JSON strings are YAML double-quoted scalars: no character of either is special.
+            fh.write(f"{json.dumps(self.hostname)}:\n    oauth_token: {json.dumps(self.token)}\n")
+        return self.path
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.path is not None:
+            import shutil
+
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+TRACE_PREFIX = "* Request to "
+
+
+def gh_trace(err: bytes) -> Any:
+    """(the URLs gh asked, per its GH_DEBUG=1 trace; its stderr without the trace lines)."""
+    visited = []
+    kept = []
+    for line in err.decode("utf-8", "replace").splitlines():
+        if line.startswith(TRACE_PREFIX):
+            visited.append(line[len(TRACE_PREFIX):].strip())
+        elif not (line.startswith("* Request at ") or line.startswith("* Request took ")):
+            kept.append(line)
+    return visited, "\n".join(kept).encode("utf-8")
+
+
+def check_gh_origins(visited: Any, api_origin: Optional[str], method: str, code: int) -> None:
+    """Refuse gh's answer unless every request it made went to the API's origin, and a write
+    was made once, not redirected. No trace at all is refused too when gh answered (a gh that
+    prints none cannot show where it went)."""
+    from .normalize import escape_field
+
+    if not visited:
+        if code == 0:
+            raise TransportError("redirect", "gh printed no request trace (GH_DEBUG), so the "
+                                 "origin of its answer is unknown; refused — use --transport "
+                                 "requests", sent=True)
+        return
+    others = [u for u in visited if origin_of(u) != api_origin or api_origin is None]
+    if others:
+        shown = escape_field(others[0][:120])
+        raise TransportError("redirect", f"gh followed a redirect to another origin ({shown}) "
+                             f"than the API's ({api_origin}); its answer is refused (a token "
+                             "goes only to the API's origin)", sent=True)
+    if method not in ("GET", "HEAD") and len(visited) > 1:
+        raise TransportError("redirect", f"the {method} was answered with a redirect, which gh "
+                             "followed; refused (a write follows no redirect)", sent=True)
 
 
 # gh's output: the response's headers, then its body (gh inflates gzip itself). Read in bounded

@@ -37,16 +37,46 @@ MAX_BODY_CHARS = 65536
 SAME_EDIT = "repeating the same update is safe (it sets the same body again)"
 
 
-def read_body(source: str) -> str:
-    """The body exactly as read from FILE or `-` (stdin): UTF-8, no NUL, not empty."""
+# A body of MAX_BODY_CHARS code points is at most 4 bytes each in UTF-8: reading one code
+# point more than that (BODY_READ_BYTES) is enough to tell a body that is too long, and no file
+# (a 3 GiB sparse one, /dev/zero, an endless stdin) is ever held whole (CONTRACT section 17).
+BODY_READ_BYTES = 4 * (MAX_BODY_CHARS + 1)
+# A review's comments file: every entry a body of at most MAX_BODY_CHARS, read up to this.
+COMMENTS_FILE_BYTES = 16 * 1024 * 1024
+
+
+def read_bounded(source: str, limit: int, flag: str) -> bytes:
+    """At most `limit` + 1 bytes of FILE or `-` (stdin): one byte more than allowed tells a
+    source that is too large, without reading the rest."""
     try:
         if source == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(source, "rb") as fh:
-                raw = fh.read()
+            stream = sys.stdin.buffer
+            return _read_up_to(stream, limit + 1)
+        with open(source, "rb") as fh:
+            return _read_up_to(fh, limit + 1)
     except OSError as exc:
-        raise UsageError(f"cannot read --body-file {source!r}: {exc.strerror}")
+        raise UsageError(f"cannot read {flag} {source!r}: {exc.strerror}")
+
+
+def _read_up_to(stream: Any, size: int) -> bytes:
+    parts = []
+    left = size
+    while left > 0:
+        chunk = stream.read(min(left, 1024 * 1024))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+def read_body(source: str) -> str:
+    """The body exactly as read from FILE or `-` (stdin): UTF-8, no NUL, not empty, at most
+    MAX_BODY_CHARS code points (read no further than that allows)."""
+    raw = read_bounded(source, BODY_READ_BYTES, "--body-file")
+    if len(raw) > BODY_READ_BYTES:
+        raise UsageError(f"the body has more than {MAX_BODY_CHARS} characters; GitHub takes "
+                         f"at most {MAX_BODY_CHARS}")
     try:
         body = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -109,15 +139,30 @@ def _learn_tokens(ctx: Any) -> None:
             pass  # a token no header can carry: registered all the same, never printed
 
 
+def check_outgoing(ctx: Any, json_body: Any, message: str) -> None:
+    """The one body check of the dry run and the real run alike, before anything is sent or
+    printed: no token the run could send — every token variable (registered at start-up) and
+    gh's login for the API's host (and GH_HOST) — in any field of the request, in any
+    printable form (CONTRACT section 17)."""
+    _learn_tokens(ctx)
+    if contains_token(json.dumps(json_body, ensure_ascii=False)):
+        raise UsageError(f"{message}: the text to send contains the token in use (or another "
+                         "token of this environment, or of gh's login); nothing was sent, "
+                         "nothing printed")
+
+
+def _client(ctx: Any, json_body: Any, message: str) -> Any:
+    """The real run's client, after the same body check as the dry run's."""
+    check_outgoing(ctx, json_body, message)
+    return ctx.client(require_auth=True)
+
+
 def _dry_run(ctx: Any, message: str, method: str, url: str, json_body: Any,
              **extra: Any) -> Dict[str, Any]:
     """What would be sent, and nothing sent (no token needed). A request the real run would
     refuse for holding a token (in any field: a body, a comments-file entry) is refused here
-    too, before anything is printed (CONTRACT section 17: `--dry-run` never prints a token)."""
-    _learn_tokens(ctx)
-    if contains_token(json.dumps(json_body, ensure_ascii=False)):
-        raise UsageError(f"{message}: the text to send contains the token in use (or another "
-                         "token of this environment); nothing was sent, nothing printed")
+    too, by the same check (CONTRACT section 17: `--dry-run` never prints a token)."""
+    check_outgoing(ctx, json_body, message)
     doc: Dict[str, Any] = {"dry_run": True, "message": message + "; nothing was sent",
                            "request": {"method": method, "url": url,
                                        "headers": dict(STANDARD_HEADERS,
@@ -151,7 +196,7 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
     if dry_run:
         return _dry_run(ctx, f"Would {action} a comment", method, f"{target.api_url}/{path}",
                         {"body": body}, body_chars=len(body))
-    client = ctx.client(require_auth=True)
+    client = _client(ctx, {"body": body}, f"{action} a comment")
     what = (f"create a comment on {repository}#{issue}" if action == "create"
             else f"update comment {comment_id} in {repository}")
     check = (_look_first(_command(["scripts/get_latest_comments.py", "--repo", repository,
@@ -263,7 +308,7 @@ def reply(ctx: Any, pr: int, comment_id: int, body: str, dry_run: bool) -> Dict[
                                     "finds its thread's first comment, the id the reply "
                                     "goes to (replaces the id in the POST when it differs)"},
                         body_chars=len(body))
-    client = ctx.client(require_auth=True)
+    client = _client(ctx, {"body": body}, f"reply to review comment {comment_id}")
     what = f"review comment {comment_id} in {repository}"
     try:
         raw, _ = client.get_json(read_path, what=f"read {what}")
@@ -301,7 +346,7 @@ def update_review_comment(ctx: Any, comment_id: int, body: str,
     if dry_run:
         return _dry_run(ctx, f"Would update review comment {comment_id}", "PATCH",
                         f"{target.api_url}/{path}", {"body": body}, body_chars=len(body))
-    client = ctx.client(require_auth=True)
+    client = _client(ctx, {"body": body}, f"update review comment {comment_id}")
     what = f"update review comment {comment_id} in {repository}"
     raw = _write(client, "PATCH", path, {"body": body}, what, SAME_EDIT)
     doc = _inline_doc(raw, what, repository, ctx.pr, target.api_url,
@@ -327,6 +372,8 @@ def _entry_problem(entry: Any) -> Optional[str]:
                 "optionally side, start_line, start_side")
     if not isinstance(entry.get("path"), str) or not entry["path"].strip():
         return "has no path"
+    if "\x00" in entry["path"]:
+        return "has a NUL character in its path; no file of a diff has one"
     if "line" not in entry or entry["line"] is None:
         return ("has no line: GitHub's review request takes no file-level comment; give the "
                 "line of the diff it is about")
@@ -354,11 +401,10 @@ def _entry_problem(entry: Any) -> Optional[str]:
 def read_comments_file(source: str) -> List[Dict[str, Any]]:
     """The review's inline comments: a JSON list of {path, line, body} with optional side,
     start_line and start_side, every entry checked before anything is sent."""
-    try:
-        with open(source, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read --comments-file {source!r}: {exc.strerror}")
+    raw = read_bounded(source, COMMENTS_FILE_BYTES, "--comments-file")
+    if len(raw) > COMMENTS_FILE_BYTES:
+        raise UsageError(f"--comments-file is larger than {COMMENTS_FILE_BYTES // (1024 * 1024)}"
+                         " MiB; nothing was sent")
     try:
         entries = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -403,7 +449,7 @@ def review(ctx: Any, pr: int, event: str, body: Optional[str],
     if dry_run:
         return _dry_run(ctx, f"Would submit a review ({event}) on #{pr}", "POST",
                         f"{target.api_url}/{path}", payload, comment_count=len(comments))
-    client = ctx.client(require_auth=True)
+    client = _client(ctx, payload, f"submit a review ({event}) on #{pr}")
     what = f"submit a review ({event}) on {repository}#{pr}"
     raw = _write(client, "POST", path, payload, what,
                  _author_check(repository, pr, target.api_url, "review"))
@@ -462,7 +508,8 @@ def resolve(ctx: Any, action: str, thread_id: str, dry_run: bool) -> Dict[str, A
         url = config.graphql_url_for(ctx.target.api_url, ctx.env)
         return _dry_run(ctx, f"Would {action} review thread {thread_id}", "POST", url,
                         {"query": mutation, "variables": variables})
-    client = ctx.client(require_auth=True)
+    client = _client(ctx, {"query": mutation, "variables": variables},
+                     f"{action} review thread {thread_id}")
     what = f"{action} review thread {thread_id}"
     check = ("the mutation is idempotent: running the same command again is safe; or read the "
              "thread's state with " + _command(["scripts/get_pr_comments.py", "--repo",
