@@ -19,8 +19,12 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $(STAMP)
 
+# Both cores by default (one fake GitHub per xdist worker; worksteal evens out the long files);
+# WORKERS=0 runs in one process. The wall time, commit and date land in .tmp/suite-time.json.
+WORKERS ?= 2
 test: install test-tools
-	GH_MONITOR_TEST_TOOLS="$(TOOLS)" $(BIN)/python -m pytest tests
+	GH_MONITOR_TEST_TOOLS="$(TOOLS)" GH_MONITOR_SUITE_TIME=.tmp/suite-time.json \
+	  $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal tests
 
 # The real installers that tests/test_install_channels.py drives (uv from PyPI; the Claude Code,
 # Copilot and Codex CLIs and `skills` from npm), pinned, into $(TOOLS) once; one that cannot be

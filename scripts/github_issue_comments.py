@@ -7,6 +7,10 @@ Entry scripts call these functions and nothing else:
     ...
     sys.exit(gic.run(main))
 
+What only some commands use (the confirm, the selectors, the wait, the summary, the pull
+request's review stream, the writer, GraphQL) is imported where it is first needed, so a
+no-change poll loads only what it runs (CONTRACT section 20; tests/test_poll_imports.py).
+
 The implementation lives in the package `ghcomments/` beside this file, one module per seam:
 errors, config (repository, URLs, token), transport (requests or `gh api`), client (retries,
 rate limits, links), scan (the comment-list algorithms), normalize, state, engine
@@ -17,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, Dict, Tuple
 
 from ghcomments import interrupt
 
@@ -41,22 +44,19 @@ from ghcomments.cli import (  # noqa: F401
     positive_int,
     run,
 )
-from ghcomments.confirm import confirm
 from ghcomments.engine import Round
 from ghcomments.errors import UsageError  # noqa: F401
 from ghcomments.filters import parse_ignore
 from ghcomments.layouts import Monitor, PullRequestRound
 from ghcomments.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
-from ghcomments.render import (
-    followed_summary,
-    inbox_summary,
-    monitor_summary,
-    unfollow_summary,
-)
-from ghcomments.selectors import fetch
-from ghcomments.wait import Wait
 
-Result = Tuple[Dict[str, Any], Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Tuple
+
+    Result = Tuple[Dict[str, Any], Any]
+else:  # the alias names a type in annotations only
+    Result = None
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -68,7 +68,11 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def _shaped(doc: Dict[str, Any], args: argparse.Namespace) -> Result:
-    return doc, (monitor_summary(doc) if args.format == "summary" else None)
+    if args.format != "summary":
+        return doc, None
+    from ghcomments.render import monitor_summary
+
+    return doc, monitor_summary(doc)
 
 
 def _round(ctx: Context, args: argparse.Namespace, network: bool = True) -> Round:
@@ -85,11 +89,16 @@ def check_issue_updates(args: argparse.Namespace) -> Result:
     With --wait, polls until something would be returned (CONTRACT section 13)."""
     interrupt.install()  # one commit point (CONTRACT section 14)
     options = _options(args)  # filter flags and wait bounds checked before anything else
-    wait = Wait(args.wait, args.poll_interval) if args.wait is not None else None
+    wait = None
+    if args.wait is not None:
+        from ghcomments.wait import Wait
+
+        wait = Wait(args.wait, args.poll_interval)
     if args.wait is None and args.poll_interval is not None:
         raise UsageError("--poll-interval goes with --wait")
     if args.follow or args.followed:  # many rounds: the inbox (CONTRACT section 18)
         from ghcomments import inbox
+        from ghcomments.render import inbox_summary
 
         doc = inbox.check(args, wait, options)
         return doc, (inbox_summary(doc) if args.format == "summary" else None)
@@ -142,6 +151,7 @@ def _round_flags(args: argparse.Namespace, what: str, extra: Dict[str, str]) -> 
 def _following(args: argparse.Namespace) -> Result:
     """--unfollow [REF] and the --followed listing: no request (CONTRACT section 18)."""
     from ghcomments import following, refs
+    from ghcomments.render import followed_summary, unfollow_summary
 
     if args.unfollow is None:  # --followed alone
         _round_flags(args, "--followed (the listing)", {
@@ -221,10 +231,14 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     ctx = Context(args)
     round_ = _round(ctx, args, network=not args.confirm_updates)
     if args.confirm_updates:
+        from ghcomments.confirm import confirm
+
         return _shaped(confirm(round_, args.snapshot_id, args.through, args.force), args)
     limit = args.limit
     if limit is None and (selector == "checkpoint" or ctx.pr is not None):
         limit = DEFAULT_LIMIT
+    from ghcomments.selectors import fetch
+
     return _shaped(fetch(round_, selector, value, limit, args.update_state, args.force), args)
 
 

@@ -8,7 +8,7 @@
     .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
     .venv/bin/python tests/bench.py --runs 1 --sizes 100 --no-handoff --no-wait --pr-runs 1
 
-Eight parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
+Nine parts, all against tests/fakegithub started in this process on 127.0.0.1 (no GitHub):
 
 1. Following one issue of 100, 1,000 and 10,000 comments: first look, no-change poll, poll
    after 5 new comments, catch-up after 250, one comment by id. Columns: this bundle (the real
@@ -40,6 +40,11 @@ Eight parts, all against tests/fakegithub started in this process on 127.0.0.1 (
    against one check per round and `gh api --paginate` per conversation (requests, points,
    wall time), and the inbox's idle `--wait 600` (time-scaled): requests a poll, points, the
    most in any minute, a poll's duration.
+9. The test suite: what the last `make test` recorded in .tmp/suite-time.json (wall time,
+   commit, date, load).
+
+Part 2 also runs the no-change poll paired with its floor (tests/poll_floor.py) and a bare
+`python -c pass` (CONTRACT section 20: the poll within 1.3x the floor).
 
 The Markdown goes to stdout and to bench-results.md at the repository root. Not collected by
 pytest (no test_ functions); tests/test_bench_smoke.py runs the measurement functions small.
@@ -483,6 +488,113 @@ def measure_startup(h: Harness, runs: int = STARTUP_RUNS
                 subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=60)
                 times.setdefault((label, cached), []).append(time.perf_counter() - start)
     return times
+
+
+FLOOR = Path(__file__).with_name("poll_floor.py")
+FLOOR_RUNS = 21
+FLOOR_TARGET = 1.3  # CONTRACT section 20: the no-change poll within 1.3x the floor
+
+
+@dataclass
+class FloorRuns:
+    """Paired runs of the no-change poll, the floor program and a bare interpreter."""
+
+    poll: List[float]
+    floor: List[float]
+    bare: List[float]
+    statuses: List[int]  # what the fake answered the poll's requests, every run
+
+    def median(self, which: str) -> float:
+        return statistics.median(getattr(self, which))
+
+    def ratio(self, which: str, to: str) -> float:
+        """Median of the per-pair ratios (each pair ran back to back, so shares its noise)."""
+        return statistics.median(a / b for a, b in zip(getattr(self, which), getattr(self, to)))
+
+
+def measure_floor(h: Harness, runs: int = FLOOR_RUNS, comments: int = 100) -> FloorRuns:
+    """`check_issue_updates.py` answered by one 304 against tests/poll_floor.py (one
+    conditional GET through http.client, the JSON state read, one atomic write with fsync, one
+    JSON line) and `python -c pass`: after a warm-up, `runs` rounds of the three back to back,
+    their order rotating each round."""
+    issue = h.new_issue(comments)
+    token = h.token()
+    root = h.root()
+    bundle_round(h, issue, token, root)
+    argv = [str(SCRIPTS / "check_issue_updates.py"), "--repo", REPOSITORY, "--issue",
+            str(issue), "--root", str(root)]
+    env = h.python_env(True, GITHUB_API_URL=h.fake.url, GH_TOKEN=token,
+                       GH_CONFIG_DIR=str(h.gh_config))
+    h.fake.clear_log()
+    h._run([PY, *argv], env)  # the poll's own request: the floor asks the same URL
+    [probe] = h.fake.requests
+    if probe.status != 304:
+        raise BenchError(f"the no-change poll was answered {probe.status}, not 304")
+    floor_state = h.tmp / f"floor-{issue}.json"
+    floor_state.write_text(json.dumps({"url": h.fake.url + probe.target,
+                                       "etag": probe.headers["if-none-match"]}))
+    commands = {"poll": [PY, *argv], "floor": [PY, str(FLOOR), str(floor_state)],
+                "bare": [PY, "-c", "pass"]}
+    out = FloorRuns([], [], [], [])
+    for _ in range(3):  # warm-up: bytecode compiled, caches filled
+        for cmd in commands.values():
+            h._run(cmd, env)
+    h.fake.clear_log()
+    order = list(commands)
+    for i in range(runs):
+        for name in order[i % 3:] + order[:i % 3]:
+            start = time.perf_counter()
+            result = h._run(commands[name], env)
+            getattr(out, name).append(time.perf_counter() - start)
+            if name == "floor" and json.loads(result.stdout)["status"] != 304:
+                raise BenchError("the floor program's request was not answered 304")
+    out.statuses = [e.status for e in h.fake.requests if e.headers.get("user-agent", "")
+                    .startswith("gh-issue-comment-monitor")]
+    h.fake.clear_log()
+    if out.statuses != [304] * runs:
+        raise BenchError(f"the polls were not one 304 each: {out.statuses}")
+    return out
+
+
+def table_floor(f: FloorRuns) -> str:
+    ratio = f.ratio("poll", "floor")
+    lines = ["| program | median ms (min–max) | ÷ floor (median of pairs) | "
+             "÷ `python -c pass` (median of pairs) |", "|---|---:|---:|---:|"]
+    for name, label in (("poll", "no-change poll (`check_issue_updates.py`, one 304)"),
+                        ("floor", "floor (`tests/poll_floor.py`)"),
+                        ("bare", "`python -c pass`")):
+        values = getattr(f, name)
+        lines.append(f"| {label} | {fmt_ms(f.median(name))} ({fmt_ms(min(values))}–"
+                     f"{fmt_ms(max(values))}) | {f.ratio(name, 'floor'):.2f}× | "
+                     f"{f.ratio(name, 'bare'):.2f}× |")
+    verdict = "within" if ratio <= FLOOR_TARGET else "OVER"
+    lines += ["", f"Poll ÷ floor {ratio:.2f}× ({verdict} the {FLOOR_TARGET}× bound of CONTRACT "
+              f"section 20), poll ÷ bare interpreter {f.ratio('poll', 'bare'):.2f}×, over "
+              f"{len(f.poll)} paired runs."]
+    return "\n".join(lines)
+
+
+SUITE_TIME = REPO / ".tmp" / "suite-time.json"
+
+
+def suite_time_lines(path: Path = SUITE_TIME) -> List[str]:
+    """What the last `make test` recorded (tests/suitetime.py), or how to get it."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return [f"No {path.name} yet: `make test` records it."]
+    except (OSError, ValueError) as exc:
+        return [f"{path.name} could not be read ({exc}); `make test` writes it again."]
+    if not isinstance(doc, dict):
+        return [f"{path.name} is not a JSON object; `make test` writes it again."]
+    commit = str(doc.get("commit") or "?")[:12] + (" (uncommitted changes)"
+                                                    if doc.get("dirty") else "")
+    return [f"The last `make test`: {doc.get('wall_seconds')} s wall, "
+            f"{doc.get('tests_collected')} tests, {doc.get('tests_failed')} failed, exit "
+            f"{doc.get('exit_status')}, {doc.get('workers')} xdist workers on "
+            f"{doc.get('cpus')} CPUs; commit {commit}, {doc.get('date')}; load average "
+            f"{doc.get('load_average_start')} at start, {doc.get('load_average_end')} at the "
+            "end (CONTRACT section 20: at most 6 minutes)."]
 
 
 def parse_importtime(stderr: str) -> List[Tuple[int, int, int, str]]:
@@ -1954,6 +2066,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--no-wait", action="store_true", help="skip the --wait measurement")
     p.add_argument("--no-review", action="store_true",
                    help="skip the review answered in threads (part 7)")
+    p.add_argument("--floor-runs", type=int, default=FLOOR_RUNS,
+                   help=f"paired runs of the poll against its floor (default {FLOOR_RUNS})")
     p.add_argument("--no-inbox", action="store_true",
                    help="skip the inbox over 1, 10 and 100 conversations (part 8)")
     p.add_argument("--inbox-sizes", default=",".join(map(str, INBOX_SIZES)),
@@ -1977,6 +2091,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         progress("start-up")
         startup = measure_startup(h)
         profile = profile_idle_poll(h, h.new_issue(max(sizes)))
+        progress("the no-change poll against its floor")
+        floor = measure_floor(h, runs=args.floor_runs)
         handoff = [] if args.no_handoff else measure_handoff(h, progress=progress)
         pr_columns = [c for c in PR_COLUMNS if c != "gh" or shutil.which("gh")]
         pr = ({} if args.no_pr else
@@ -2031,6 +2147,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             f"Median of {STARTUP_RUNS} runs each, interleaved.", "",
             table_startup(startup, profile), ""]
     doc += [f"- {line}" for line in startup_findings(startup, profile)] + [""]
+    doc += ["### The no-change poll against its floor (section 20)", "",
+            "The floor (`tests/poll_floor.py`) does the poll's least work with the standard "
+            "library: one conditional GET through `http.client` answered 304, the JSON state "
+            "file read, one atomic write with fsync, one JSON line printed. After a warm-up, "
+            "the poll, the floor and `python -c pass` run back to back, their order rotating; "
+            "ratios are medians of the per-round ratios.", "",
+            table_floor(floor), ""]
     if handoff:
         doc += ["## 3. The hand-off: context fetched per read (seed 003)", "",
                 "A three-cycle review: the reviewer posts (`manage_issue_comment.py --action "
@@ -2101,6 +2224,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "poll three ways, then the inbox's idle 10-minute wait.", "",
                 table_inbox(inbox, inbox_columns), "", table_inbox_wait(inbox), ""]
         doc += [f"- {line}" for line in inbox_findings(inbox, inbox_columns)] + [""]
+    doc += ["## 9. The test suite (section 20)", ""] + suite_time_lines() + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
     print(text)

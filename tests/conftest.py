@@ -11,6 +11,9 @@ import pytest
 from tests.fakegithub import FakeGitHub
 from tests.support import SCRIPT_PYTHON
 
+# `make test` records its wall time in .tmp/suite-time.json (tests/suitetime.py).
+pytest_plugins = ["tests.suitetime"]
+
 GH_TOKEN = "ghp_fakeGitHubTestToken000000000000000000"
 GH_LOGIN = "octocat"
 

@@ -5,6 +5,7 @@ its x-ratelimit-used)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -124,6 +125,31 @@ def test_bench_after_events_the_next_poll_is_free(harness):
     assert (deleted.measured.requests, deleted.measured.points) == (1, 0)
     assert (dismissal.measured.requests, dismissal.measured.points) == (2, 0)
     assert "dismissal" in bench.table_settle(rows)
+
+
+def test_bench_runs_the_poll_paired_with_its_floor(harness):
+    """Part 2's floor: the poll, tests/poll_floor.py and a bare interpreter, paired; times are
+    for `make bench` only, so only the shape and the 304s are asserted here."""
+    runs = bench.measure_floor(harness, runs=3, comments=30)
+    assert runs.statuses == [304] * 3  # every poll was one conditional request answered 304
+    assert len(runs.poll) == len(runs.floor) == len(runs.bare) == 3
+    assert all(t > 0 for t in runs.poll + runs.floor + runs.bare)
+    table = bench.table_floor(runs)
+    assert table.count("\n") == 6 and "tests/poll_floor.py" in table
+    assert f"{bench.FLOOR_TARGET}×" in table
+
+
+def test_bench_reports_the_last_suite_time_or_says_how_to_get_it(tmp_path):
+    path = tmp_path / "suite-time.json"
+    assert "`make test` records it" in bench.suite_time_lines(path)[0]
+    path.write_text("{not json")
+    assert "could not be read" in bench.suite_time_lines(path)[0]
+    path.write_text(json.dumps({"wall_seconds": 301.5, "tests_collected": 840, "tests_failed": 0,
+                                "exit_status": 0, "workers": 2, "cpus": 2, "commit": "ab" * 20,
+                                "dirty": False, "date": "2026-12-02T03:00:00+00:00",
+                                "load_average_start": [1.0], "load_average_end": [2.0]}))
+    [line] = bench.suite_time_lines(path)
+    assert "301.5 s wall" in line and "840 tests" in line and "abababababab" in line
 
 
 def test_bench_inbox_small(harness):

@@ -72,6 +72,16 @@ def pr_comments(env, *args):
     return run_script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", PR, *args, env=env)
 
 
+def pr_comments_in_process(env, *args):
+    """get_pr_comments.py's main() in this process (tests/inprocess.py), for the property test
+    that runs it 60 times; its subprocess tests are every other pr_comments() here and
+    tests/test_pr_comments.py."""
+    from tests import inprocess
+
+    return inprocess.run_script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", PR, *args,
+                                env=env)
+
+
 def no_traceback(r: Run) -> None:
     assert "Traceback" not in r.stderr and "internal" not in r.stdout, r
 
@@ -890,13 +900,13 @@ def test_random_text_in_every_field_stays_in_its_field(fake, sh_env, login, asso
     _inject_pull(fake, login=login, association=association, when=when, path=path,
                  state=state, title=title, url=url, body=body)
     def summaries(env_py, env_sh):
-        return {"python": pr_comments(env_py).stdout,
+        return {"python": pr_comments_in_process(env_py).stdout,
                 "shell": run_script(SH, "--repo", REPOSITORY, "--pr", PR, env=env_sh,
                                     timeout=60).stdout}
 
     runs = {
-        "python summary": pr_comments(script_env(fake)),
-        "python json": pr_comments(script_env(fake), "--format", "json"),
+        "python summary": pr_comments_in_process(script_env(fake)),
+        "python json": pr_comments_in_process(script_env(fake), "--format", "json"),
         "shell summary": run_script(SH, "--repo", REPOSITORY, "--pr", PR, env=sh_env,
                                     timeout=60),
         "shell json": run_script(SH, "--repo", REPOSITORY, "--pr", PR, "--format", "json",

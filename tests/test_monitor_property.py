@@ -2,10 +2,12 @@
 repeats nothing.
 
 Hypothesis interleaves arrivals, edits and deletions (also in the middle of a scan) with an
-agent's checks, confirms and --update-state runs, all as real processes against the fake. The
-comments the agent confirms, in order, must be strictly ascending (nothing twice, in order), and
-every comment after the first checkpoint that still exists at the end must be among them
-(nothing lost); only comments deleted before anyone read them may be missing.
+agent's checks, confirms and --update-state runs, against the fake over real HTTP; the scripts'
+main() runs in-process (tests/inprocess.py: the same wrapper, arguments and environment), the
+command lines keep their subprocess tests in tests/test_monitor.py. The comments the agent
+confirms, in order, must be strictly ascending (nothing twice, in order), and every comment
+after the first checkpoint that still exists at the end must be among them (nothing lost);
+only comments deleted before anyone read them may be missing.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import random
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.support import OWNER, REPOSITORY, run_script, script_env
+from tests.inprocess import run_script
+from tests.support import OWNER, REPOSITORY, script_env
 
 ISSUE = 9
 

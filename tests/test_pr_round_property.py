@@ -6,7 +6,9 @@ and submitted late, replies in threads (each its own bodiless COMMENTED review),
 conversation and review comments, edits, discarded drafts and the token owner's own pending
 reviews (listed to it as PENDING) with an agent's checks (also in --limit batches), confirms
 and --update-state runs, some of it in the middle of a scan, with GitHub listing reviews by id
-or by submission. All runs are real processes against the fake. Then every pending review is
+or by submission. Every command talks real HTTP to the fake; the scripts' main() runs
+in-process (tests/inprocess.py), the command lines keeping their subprocess tests in
+tests/test_pr_rounds.py. Then every pending review is
 submitted and the rounds are drained.
 
 Checked: the confirmed conversation comments are strictly ascending; no review and no review
@@ -24,7 +26,8 @@ import random
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.support import OWNER, REPOSITORY, run_script, script_env
+from tests.inprocess import run_script
+from tests.support import OWNER, REPOSITORY, script_env
 
 NAME = "hello"
 PR = 7

@@ -18,10 +18,8 @@ processes. GH_MONITOR_MODEL_EXAMPLES raises the number of examples (default 30).
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
-import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -34,15 +32,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.support import NAME, OWNER, SCRIPTS, Agent, run_script, script_env
-
-sys.path.insert(0, str(SCRIPTS))
-import check_issue_updates  # noqa: E402
-import get_latest_comments  # noqa: E402
-import github_issue_comments as gic  # noqa: E402
-from ghcomments import interrupt, state  # noqa: E402
-
-interrupt.uninstall()  # importing the helper notes signals from then on: not in pytest itself
+from tests.inprocess import InProcessAgent, state  # the scripts' package, imported there
+from tests.inprocess import run_script as run_in_process
+from tests.support import NAME, OWNER, Agent, run_script, script_env
 
 ISSUE, PR = 5, 7
 TOKEN_OWNER = "octocat"
@@ -73,48 +65,6 @@ def killed_at(step):
         yield
     finally:
         state._pause = real
-
-
-def call(module, argv, env):
-    """`python3 scripts/NAME.py argv` in-process: (exit code, parsed stdout)."""
-    saved_env = dict(os.environ)
-    buf = io.BytesIO()
-    out = io.TextIOWrapper(buf, encoding="utf-8")
-    saved = sys.stdout, sys.stderr
-    os.environ.clear()
-    os.environ.update(env)
-    sys.stdout, sys.stderr = out, io.StringIO()
-    try:
-        code = gic.run(module.main, [str(a) for a in argv], exit_code=gic.exit_code)
-    finally:
-        out.flush()
-        sys.stdout, sys.stderr = saved
-        os.environ.clear()
-        os.environ.update(saved_env)
-        interrupt.uninstall()
-    return code, json.loads(buf.getvalue().decode("utf-8"))
-
-
-class InProcessAgent(Agent):
-    def run(self, script, *args, env=None):
-        self.fake.clear_log()
-        module = {"check_issue_updates.py": check_issue_updates,
-                  "get_latest_comments.py": get_latest_comments}[script]
-        code, doc = call(module, ["--repo", f"{OWNER}/{self.name}", self.flag, self.number,
-                                  "--root", self.root, *args], env or self.env)
-        return _Result(code, doc)
-
-
-class _Result:
-    def __init__(self, code, doc):
-        self.code, self._doc = code, doc
-
-    @property
-    def json(self):
-        return self._doc
-
-    def __repr__(self):
-        return f"Result({self.code}, {json.dumps(self._doc)[:1500]})"
 
 
 class RoundModel(RuleBasedStateMachine):
@@ -462,14 +412,13 @@ class InboxModel(RuleBasedStateMachine):
 
     def inbox(self, *args):
         self.fake.clear_log()
-        return _Result(*call(check_issue_updates, ["--root", self.root, *self.follow(), *args],
-                             self.env))
+        return run_in_process("check_issue_updates.py", "--root", self.root, *self.follow(),
+                              *args, env=self.env)
 
     def inbox_confirm(self, snapshot_id):
         self.fake.clear_log()
-        return _Result(*call(get_latest_comments, ["--root", self.root, "--followed",
-                                                   "--confirm-updates", "--snapshot-id",
-                                                   snapshot_id], self.env))
+        return run_in_process("get_latest_comments.py", "--root", self.root, "--followed",
+                              "--confirm-updates", "--snapshot-id", snapshot_id, env=self.env)
 
     def checkpoints(self):
         out = {}

@@ -14,8 +14,10 @@ and the first of a round without a checkpoint (it returns at least its newest it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Tuple
+
+from .plain import replace  # a stream's Batch is a @plain record
 
 DEFAULT_MAX_TOTAL = 100
 

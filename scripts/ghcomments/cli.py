@@ -11,7 +11,6 @@ import argparse
 import os
 import re
 import sys
-from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from . import config, interrupt, tokens
 from .client import GitHubClient
@@ -27,6 +26,10 @@ from .state import (
     validate_comment_id,
     validate_issue_number,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 EXIT_CODES = """exit codes:
   0  success (also "no new comments")       4  not found (repository, issue, PR, comment)
@@ -53,9 +56,26 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter, told the terminal's width: argparse builds one for every
+    add_argument and would ask shutil each time, an import (about 2 ms) a poll never uses.
+    The width is found as shutil.get_terminal_size finds it: COLUMNS, else stdout's
+    terminal, else 80; less 2, as argparse takes it."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return argparse.RawDescriptionHelpFormatter(prog, width=(columns or 80) - 2)
+
+
 def make_parser(doc: Optional[str], prog: str, epilog: str = EXIT_CODES) -> ArgumentParser:
     return ArgumentParser(prog=prog, description=doc, epilog=epilog,
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
+                          formatter_class=_help_formatter)
 
 
 def positive_int(flag: str, allow_zero: bool = False) -> Callable[[str], int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from . import tokens
@@ -28,6 +27,10 @@ from .errors import (
 )
 from .normalize import check_comment, escape_field
 from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 MAX_ATTEMPTS = 3
 RETRY_STATUSES = (502, 503, 504)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .errors import UsageError
+from .plain import plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 GITHUB_API = "https://api.github.com"
 # Matched with fullmatch: `$` alone would let a trailing newline through (CONTRACT section 17).
@@ -272,7 +275,7 @@ def enterprise_api_url(remote_host: str, env: Mapping[str, str]) -> str:
     return f"https://{remote_host}/api/v3"
 
 
-@dataclass
+@plain
 class Target:
     """The repository (and API) a command works on."""
 

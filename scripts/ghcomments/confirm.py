@@ -11,8 +11,6 @@ round's lock.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
-
 from . import records
 from .engine import Round
 from .errors import StateError
@@ -21,6 +19,10 @@ from .normalize import now_iso
 from .reading import Cursors, interrupted_doc
 from .state import SCHEMA_VERSION
 from .streams import cursor_part
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Optional
 
 
 def check_confirmable(upd: Dict[str, Any], snapshot_id: Optional[str], same_previous: bool,

@@ -20,7 +20,6 @@ too).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Tuple
 
 from . import normalize
 from .errors import UsageError
@@ -31,6 +30,10 @@ from .normalize import now_iso
 from .reading import Cursors, Options, Reading, interrupted_doc
 from .state import SCHEMA_VERSION, StateStore
 from .streams import Batch, ConversationStream, Stream
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 class Round:
@@ -298,7 +301,6 @@ class Round:
         is the commit point), then the hints measured for a cursor with nothing after it."""
         self.store.write_updates(private)
         self.hints.save(settled)
-
 
 
     def by_id_previous(self) -> Cursors:

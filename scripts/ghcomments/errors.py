@@ -12,7 +12,10 @@ import json
 import math
 import re
 import time
-from typing import Any, Mapping, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Mapping, Optional
 
 
 class BundleError(Exception):

@@ -12,11 +12,14 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from . import state
 from .errors import AuthError, ServerError, StateError, UsageError
 from .normalize import is_trusted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, Iterable, List, Optional
 
 REASONS = ("trusted_only", "ignore_author", "humans_only")
 ME = "@me"

@@ -5,16 +5,20 @@ check only for a cursor after which nothing at all lay, installed by every confi
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
-
 from .errors import StateError
 from .reading import Cursors
 from .state import StateStore
 from .streams import Stream
 
-HINTS_KEPT = 4  # hints kept per stream, one per recent cursor (the checkpoint, --after-comment-id)
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
-Pairs = Dict[str, Tuple[Dict[str, Any], Dict[str, Any]]]  # stream -> (cursor, hint for it)
+    Pairs = Dict[str, Tuple[Dict[str, Any], Dict[str, Any]]]  # stream -> (cursor, hint for it)
+else:  # the alias names a type in annotations only
+    Pairs = None
+
+HINTS_KEPT = 4  # hints kept per stream, one per recent cursor (the checkpoint, --after-comment-id)
 
 
 class HintCache:

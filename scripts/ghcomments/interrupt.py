@@ -16,7 +16,10 @@ file still prints one whole document. Other commands (the writer, get_pr_comment
 from __future__ import annotations
 
 import signal
-from typing import Any, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Optional
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

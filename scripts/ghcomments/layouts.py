@@ -5,19 +5,19 @@ comments, and its conversation (CONTRACT sections 5 and 12)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
-
 from . import records
 from .engine import Round
 from .errors import StateError, UsageError
 from .reading import Cursors, Reading
-from .review_stream import ReviewStream
 from .streams import ConversationStream, Stream, checkpoint_of, cursor_part
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 def _name(cid: Optional[int]) -> str:
     return f"checkpoint {cid}" if cid is not None else "no checkpoint"
-
 
 
 class Monitor(Round):
@@ -97,6 +97,8 @@ class PullRequestRound(Round):
     shown_keys = ("new_comments", "new_reviews", "new_review_comments")
 
     def streams_for(self) -> Dict[str, Stream]:
+        from .review_stream import ReviewStream  # an issue's round never loads it
+
         conversation = ConversationStream(*self.stream_args(), **self.filters())
         conversation.zero_when_empty = True  # a round's cursor starts at 0 on an empty one
         return {"reviews": ReviewStream(*self.stream_args(), **self.filters()),

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Dict, Optional
 
 from .errors import ServerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Optional
 
 
 def now_iso() -> str:

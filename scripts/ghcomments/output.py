@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from .tokens import scrub_value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any
 
 
 def encode_json(doc: Any, files: bool = False) -> bytes:

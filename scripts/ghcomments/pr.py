@@ -14,8 +14,6 @@ The timeline is secondary: when a part of it fails, the rest is returned and the
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from . import config, errors
 from .cli import Context
@@ -39,7 +37,12 @@ from .normalize import (
     now_iso,
     reveal,
 )
+from .plain import factory, plain
 from .state import validate_issue_number
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 PAGE = 100
 # Safety bounds; reaching one is reported in `limitations`, never silent.
@@ -114,7 +117,7 @@ FEEDBACK_STATES = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
 # --------------------------------------------------------------------------- options
 
 
-@dataclass
+@plain
 class Filters:
     """What the caller asked to keep (contract section 7)."""
 
@@ -126,7 +129,7 @@ class Filters:
     trusted_only: bool = False
 
 
-@dataclass
+@plain
 class BodyOptions:
     max_body_chars: Optional[int] = None
     reveal_hidden: bool = False
@@ -438,11 +441,11 @@ def is_system_event(c: Dict[str, Any]) -> bool:
     return False
 
 
-@dataclass
+@plain
 class Selection:
     threads: List[Dict[str, Any]]
     timeline: List[Dict[str, Any]]
-    notes: List[str] = field(default_factory=list)  # summary-only: what the filters left out
+    notes: List[str] = factory(list)  # summary-only: what the filters left out
 
 
 def select(threads: List[Dict[str, Any]], timeline: List[Dict[str, Any]],

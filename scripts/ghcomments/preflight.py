@@ -10,10 +10,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from typing import Any, Dict, List, Mapping, Optional
 
 from . import config, tokens
 from .errors import AuthError, requests_missing
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Mapping, Optional
 
 
 def _version(cmd: List[str]) -> Optional[str]:

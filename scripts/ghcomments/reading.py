@@ -4,17 +4,21 @@ The read itself and its document are the engine's (engine.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
-
 from .filters import AuthorFilter
 from .interrupt import Interrupted
+from .plain import factory, plain
 from .streams import Batch
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional
+
+    Cursors = Optional[Dict[str, Optional[Dict[str, Any]]]]  # None: no checkpoint at all
+else:  # the alias names a type in annotations only
+    Cursors = None
 
 DEFAULT_LIMIT = 20
 DEFAULT_MAX_PAGES = 10
-
-Cursors = Optional[Dict[str, Optional[Dict[str, Any]]]]  # None: no checkpoint at all
 
 
 class Options:
@@ -29,14 +33,14 @@ class Options:
         self.include_system = include_system
 
 
-@dataclass
+@plain
 class Reading:
     """One read of a round: each stream's batch, what is shown, what the filters left out
     (counts by kind: conversation, reviews, review_comments)."""
 
     batches: Dict[str, Batch]
     shown: Dict[str, List[Dict[str, Any]]]
-    filtered: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    filtered: Dict[str, Dict[str, int]] = factory(dict)
 
     @property
     def returned(self) -> bool:

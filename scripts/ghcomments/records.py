@@ -19,7 +19,10 @@ these checks is ignored and rebuilt, never trusted and never an error (CONTRACT 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any
 
 PER_PAGE_MAX = 100
 

@@ -5,9 +5,11 @@ control, bidi or tag character reaches the terminal, and nothing outside a body 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
-
 from .normalize import body_lines, escape_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List
 
 
 def _f(value: Any) -> str:

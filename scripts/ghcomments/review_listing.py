@@ -10,14 +10,16 @@ were only appended after the last one, only the windows after it are read (`appe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
-
 from .errors import NotFoundError, ServerError
+from .plain import factory, plain
 from .scan import PER_PAGE_MAX, CommentList, Page, Window, best_probe, next_window
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
-@dataclass
+
+@plain
 class ReviewListing:
     """The whole review list as read, in GitHub's order, with the probe windows for a poll
     and, for a list of several pages, each earlier page's ETag and skeleton (id,
@@ -26,7 +28,7 @@ class ReviewListing:
 
     reviews: List[Dict[str, Any]]
     probes: List[Dict[str, Any]]
-    skeleton: List[Dict[str, Any]] = field(default_factory=list)
+    skeleton: List[Dict[str, Any]] = factory(list)
 
 
 def _skeleton(page: Page) -> Dict[str, Any]:

@@ -20,7 +20,10 @@ own pending review (state PENDING, no `submitted_at`) is never new and never mov
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Dict, List, Optional, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
 GRACE_SECONDS = 3600
 ZERO_REVIEWS = {"last_review_id": 0, "last_submitted_at": None, "recent_review_ids": []}

@@ -8,8 +8,6 @@ for a poll: review_listing.py. A returned review brings all its inline comments,
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
-
 from . import normalize, records
 from .errors import NotFoundError
 from .review_listing import SKELETON, ReviewLister, ReviewListing
@@ -24,6 +22,10 @@ from .scan import (
     last_kept,
 )
 from .streams import Batch, Stream, get_item
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 class ReviewStream(Stream):

@@ -24,19 +24,26 @@ checkpoint's poll hint, so a poll that finds nothing is one conditional request 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .client import GitHubClient
 from .errors import ServerError
+from .plain import factory, plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional
+
+    Keep = Callable[[Dict[str, Any]], bool]
+else:  # the alias names a type in annotations only
+    Keep = None
 
 PER_PAGE_MAX = 100
 HALVE_STATUSES = (500, 502, 503, 504)
 HALVE_AT_LEAST = 50
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Window:
     page: int
     per_page: int
@@ -131,14 +138,14 @@ def last_page_number(link_url: Optional[str]) -> Optional[int]:
         return None
 
 
-@dataclass
+@plain
 class Page:
     window: Window
     items: List[Dict[str, Any]]
     links: Dict[str, str]
     etag: Optional[str]
     not_modified: bool = False
-    parts: List[Page] = field(default_factory=list)  # the half windows it was read as
+    parts: List[Page] = factory(list)  # the half windows it was read as
 
     @property
     def has_next(self) -> bool:
@@ -253,9 +260,6 @@ class CommentList:
         return len(page.items)
 
 
-Keep = Callable[[Dict[str, Any]], bool]
-
-
 def first_kept(items: List[Any], limit: int, keep: Optional[Keep] = None) -> List[Any]:
     """The oldest items holding `limit` that `keep` keeps, and the left-out ones after them
     up to the next kept one: a cursor after them passes what the filters left out."""
@@ -283,11 +287,11 @@ def last_kept(items: List[Any], want: int, keep: Optional[Keep] = None) -> List[
     return items
 
 
-@dataclass
+@plain
 class ScanResult:
     """What a scan found: `returned` is what the caller shows, ascending by id."""
 
-    returned: List[Dict[str, Any]] = field(default_factory=list)
+    returned: List[Dict[str, Any]] = factory(list)
     more_available: Optional[bool] = False
     truncated: bool = False
     not_modified: bool = False
@@ -295,8 +299,8 @@ class ScanResult:
     older_not_returned: Optional[int] = None
     front: Optional[Page] = None             # the window at the end of the run (poll hint)
     newest: Optional[Dict[str, Any]] = None  # the newest comment seen, whatever its id
-    offsets: Dict[int, int] = field(default_factory=dict)
-    seen: Dict[int, Dict[str, Any]] = field(default_factory=dict)
+    offsets: Dict[int, int] = factory(dict)
+    seen: Dict[int, Dict[str, Any]] = factory(dict)
 
 
 class Scanner:

@@ -5,8 +5,6 @@ Reads by id ignore the author filters and never move a checkpoint."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
-
 from . import normalize
 from .confirm import advance
 from .engine import Round
@@ -14,6 +12,10 @@ from .interrupt import Interrupted
 from .reading import DEFAULT_LIMIT, Cursors, Reading, interrupted_doc
 from .review_stream import ReviewStream
 from .streams import Batch, ConversationStream, checkpoint_of, cursor_part
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional
 
 
 def read_by_id(rnd: Round, selector: str, value: int) -> Dict[str, List[Dict[str, Any]]]:

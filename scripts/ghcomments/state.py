@@ -25,12 +25,15 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass
-from typing import Any, Dict, Iterator, Optional, Tuple
 
 from . import interrupt, records
 from .errors import StateError, UsageError
 from .output import encode_json
+from .plain import plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Iterator, Optional, Tuple
 
 SCHEMA_VERSION = 1
 SKILL_DIR = "gh-issue-comment-monitor"
@@ -72,7 +75,7 @@ def validate_comment_id(value: Any, flag: str) -> int:
     return number
 
 
-@dataclass
+@plain
 class StatePaths:
     root: str
     folder: str

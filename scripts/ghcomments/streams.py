@@ -13,11 +13,10 @@ A pull request's reviews are the other stream: review_stream.py (its read), revi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import normalize, records
 from .errors import NotFoundError, ServerError
+from .plain import factory, plain, replace
 from .scan import (
     CommentList,
     Keep,
@@ -26,15 +25,19 @@ from .scan import (
     Window,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional, Tuple
+
 ZERO_CONVERSATION = {"last_comment_id": 0, "last_comment_created_at": None}
 
 
-@dataclass
+@plain
 class Batch:
     """One stream's answer to one read."""
 
     kind: str
-    items: List[Any] = field(default_factory=list)  # raw items after the cursor, in order
+    items: List[Any] = factory(list)  # raw items after the cursor, in order
     cursor: Optional[Dict[str, Any]] = None           # the cursor past `items`
     hint: Optional[Dict[str, Any]] = None             # poll hint valid for `cursor`
     more_available: Optional[bool] = False

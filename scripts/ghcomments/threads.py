@@ -17,11 +17,14 @@ cannot be read (no token, an error, FORBIDDEN, the network), the round still suc
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from .errors import BundleError
 from .normalize import check_flag, check_number, check_text
 from .pr import BodyOptions, PullRequestReader, _int_id, _nodes, _obj, graphql_url
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 WHAT = "review thread"
 

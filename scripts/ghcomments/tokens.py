@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, List, Mapping, Set, Tuple
 
 from .errors import AuthError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Iterable, List, Mapping, Set, Tuple
 
 # The environment variables that may hold a token (CONTRACT section 2).
 TOKEN_VARIABLES = ("GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")
@@ -35,8 +38,30 @@ SHORTEST_REAL_TOKEN = 16
 
 _TOKENS: Set[str] = set()
 # (length, forms, pattern, long enough to be GitHub's) per token, the longest token first: a
-# short token scrubbed first would break the spellings of a longer one that holds it.
+# short token scrubbed first would break the spellings of a longer one that holds it. The
+# pattern is a _Lazy: compiled the first time a text could hold an encoded spelling (a few ms
+# a token, which a poll printing no '%' and no backslash never spends; CONTRACT section 20).
 _ENTRIES: List[Tuple[int, List[str], Any, bool]] = []
+
+
+class _Lazy:
+    """encoded_pattern(token), compiled on first use."""
+
+    def __init__(self, token: str) -> None:
+        self._token: Any = token
+        self._pattern: Any = None
+
+    def _compiled(self) -> Any:
+        if self._pattern is None:
+            self._pattern = encoded_pattern(self._token)
+            self._token = None
+        return self._pattern
+
+    def sub(self, repl: str, text: str) -> str:
+        return self._compiled().sub(repl, text)
+
+    def search(self, text: str) -> Any:
+        return self._compiled().search(text)
 
 
 def validate_token(value: str, source: str) -> str:
@@ -82,7 +107,7 @@ def register(token: str) -> None:
     for each in {token, token.strip()}:
         if each:
             forms = sorted(forms_of(each), key=len, reverse=True)
-            _ENTRIES.append((len(each), forms, encoded_pattern(each),
+            _ENTRIES.append((len(each), forms, _Lazy(each),
                              len(each) >= SHORTEST_REAL_TOKEN))
     _ENTRIES.sort(key=lambda entry: entry[0], reverse=True)
 

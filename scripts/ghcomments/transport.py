@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from . import __version__
 from .config import plain_url
 from .errors import DependencyError, UsageError, requests_missing
+from .plain import plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, Mapping, Optional
 
 USER_AGENT = f"gh-issue-comment-monitor/{__version__}"
 STANDARD_HEADERS = {
@@ -38,7 +41,7 @@ STANDARD_HEADERS = {
 }
 
 
-@dataclass
+@plain
 class Response:
     status: int
     headers: Dict[str, str]  # lower-case names
@@ -128,10 +131,18 @@ class RequestsTransport:
         self._token = token
         self.timeout = timeout
         self.authenticated = bool(token)
-        self.fingerprint = token_fingerprint(token)
+        self._fingerprint: Any = False  # not computed yet (see `fingerprint`)
         self._session: Any = None
         self._fallback = fallback  # --transport auto: a gh transport when requests is missing
         self._delegate: Any = None
+
+    @property
+    def fingerprint(self) -> Optional[str]:
+        """The token's SHA-256, computed when first asked: only `@me` asks, and hashlib (with
+        OpenSSL) costs a poll that never needs it about 2 ms (CONTRACT section 20)."""
+        if self._fingerprint is False:
+            self._fingerprint = token_fingerprint(self._token)
+        return self._fingerprint
 
     def _open(self) -> Any:
         if self._session is None:
@@ -420,10 +431,9 @@ def _raw_chunks(resp: Any) -> Any:
 
 
 def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Optional[Response]:
-    """One GET through http.client; None when TLS could not be set up (requests will try)."""
-    import http.client
+    """One GET through http.client; None when TLS could not be set up (requests will try).
+    ssl is imported for an https URL only: a plain-HTTP poll never loads it (section 20)."""
     import socket
-    import ssl
     import time
 
     plain = plain_url(url)
@@ -435,21 +445,25 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
     bundle = ca_bundle() if scheme == "https" else None
+    http = _http_client(tls=scheme == "https")
+    tls_error: Any = ()  # no TLS error can happen on plain HTTP
     try:
         if scheme == "https":
+            import ssl
+
+            tls_error = ssl.SSLError
             context = ssl.create_default_context(cafile=bundle)
-            conn: Any = http.client.HTTPSConnection(host, port, timeout=timeout,
-                                                    context=context)
+            conn: Any = http.HTTPSConnection(host, port, timeout=timeout, context=context)
         else:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+            conn = http.HTTPConnection(host, port, timeout=timeout)
         conn.response_class = _bounded_response_class()
-    except (ssl.SSLError, OSError):
+    except OSError:  # ssl.SSLError is an OSError
         return None
     started = time.monotonic()
     try:
         try:
             conn.connect()
-        except ssl.SSLError as exc:
+        except tls_error as exc:
             if bundle:  # requests would verify against the same file: say why here
                 raise TransportError("connect", f"TLS failed (CA bundle {bundle}): "
                                      f"{_short(exc)}", sent=False)
@@ -465,9 +479,9 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
         except socket.timeout as exc:
             raise TransportError("timeout", f"read timed out after {timeout} s: {exc}",
                                  sent=True)
-        except http.client.IncompleteRead as exc:
+        except http.IncompleteRead as exc:
             raise TransportError("incomplete", f"response cut short: {_short(exc)}", sent=True)
-        except (http.client.HTTPException, OSError) as exc:
+        except (http.HTTPException, OSError) as exc:
             raise TransportError("connect", f"connection failed: {_short(exc)}", sent=True)
         merged: Dict[str, str] = {}
         for name, value in resp.getheaders():
@@ -476,6 +490,36 @@ def _send_stdlib(url: str, headers: Mapping[str, str], timeout: float) -> Option
         return Response(status=resp.status, headers=merged, body=content, url=url)
     finally:
         conn.close()
+
+
+def _http_client(tls: bool) -> Any:
+    """The http.client module; for a plain-HTTP request imported without ssl. http.client
+    imports ssl only to define HTTPSConnection, about 6 ms a plain-HTTP poll never uses
+    (CONTRACT section 20); an https request later in the same process gets it back."""
+    import sys
+
+    module = sys.modules.get("http.client")
+    if tls:
+        import ssl  # noqa: F401  (before http.client: its HTTPSConnection needs it)
+
+        if module is not None and not hasattr(module, "HTTPSConnection"):
+            import importlib
+
+            return importlib.reload(module)
+        import http.client
+
+        return http.client
+    if module is not None:
+        return module
+    blocked = "ssl" not in sys.modules
+    if blocked:
+        sys.modules["ssl"] = None  # type: ignore[assignment]  (`import ssl` raises ImportError)
+    try:
+        import http.client
+    finally:
+        if blocked and sys.modules.get("ssl", 0) is None:
+            del sys.modules["ssl"]
+    return http.client
 
 
 def _stdlib_exchange(conn: Any, target: str, headers: Mapping[str, str],

@@ -22,12 +22,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Dict, Optional, Tuple
 
 from .errors import AuthError, UsageError
 from .filters import add_counts
 from .interrupt import Interrupted
 from .reading import interrupted_doc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Optional, Tuple
 
 MIN_INTERVAL = 5.0
 MAX_SECONDS = 3600.0

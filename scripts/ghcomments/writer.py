@@ -14,7 +14,6 @@ import json
 import re
 import shlex
 import sys
-from typing import Any, Dict, List, Optional
 
 from . import config
 from .config import GITHUB_API
@@ -29,6 +28,10 @@ from .errors import (
 )
 from .tokens import contains_token
 from .transport import STANDARD_HEADERS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional
 
 MAX_BODY_CHARS = 65536
 SAME_EDIT = "repeating the same update is safe (it sets the same body again)"
