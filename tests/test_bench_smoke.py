@@ -167,7 +167,10 @@ def test_bench_inbox_small(harness):
             assert r.poll["gh"].points == r.poll["gh"].requests == r.issues + 3 * r.pulls
         w = r.wait  # --wait 60 --poll-interval 30: polls at 0, 30 and (at most) 60
         assert 2 <= len(r.poll_requests) <= w.polls <= 3 and w.points == 0
-        assert r.poll_requests == [r.bound] * len(r.poll_requests)  # every poll: the probes
+        # every poll: the probes; the last may be cut by the deadline on a loaded machine
+        # (section 18: no request starts after S), never more than the probes
+        assert r.poll_requests[:-1] == [r.bound] * (len(r.poll_requests) - 1)
+        assert 1 <= r.poll_requests[-1] <= r.bound
         assert w.requests == sum(r.poll_requests) and r.most_per_minute <= 300
     assert five.poll["inbox"].stdout < five.poll["each"].stdout
     assert bench.table_inbox(rows, columns).count("\n") == 1 + len(rows)
