@@ -567,34 +567,62 @@ def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, s
 
 class gh_config:  # noqa: N801  (a context manager, named as one)
     """A temporary GH_CONFIG_DIR whose hosts.yml holds `token` for `hostname` and nothing else
-    (0700 folder, 0600 file, removed when gh has run); None when there is no token to confine
-    (gh's own login is used). The one place the bundle writes a token: for gh, which reads it
-    from there, for as long as one `gh api` runs."""
+    (0700 folder); None when there is no token to confine (gh's own login is used).
+
+    hosts.yml is a FIFO, not a file: a thread hands the token to gh through it when gh opens it,
+    so the token never rests on disk — a run killed by any signal (SIGKILL included) while gh
+    runs leaves at most an empty pipe in its folder, never the token. gh 2.23 reads its
+    configuration once per run."""
 
     def __init__(self, hostname: str, token: Optional[str]) -> None:
         self.hostname = hostname
         self.token = token
         self.path: Optional[str] = None
+        self._feeder: Optional[Any] = None
 
     def __enter__(self) -> Optional[str]:
         if self.token is None:
             return None
         import json
         import tempfile
+        import threading
 
         self.path = tempfile.mkdtemp(prefix="ghcomments-gh-")
-        fd = os.open(os.path.join(self.path, "hosts.yml"),
-                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            # JSON strings are YAML double-quoted scalars: no character of either is special.
-            fh.write(f"{json.dumps(self.hostname)}:\n    oauth_token: {json.dumps(self.token)}\n")
+        fifo = os.path.join(self.path, "hosts.yml")
+        os.mkfifo(fifo, 0o600)
+        # JSON strings are YAML double-quoted scalars: no character of either is special.
+        data = f"{json.dumps(self.hostname)}:\n    oauth_token: {json.dumps(self.token)}\n"
+
+        def feed() -> None:
+            try:
+                fd = os.open(fifo, os.O_WRONLY)  # blocks until a reader opens the pipe
+                try:
+                    os.write(fd, data.encode("ascii"))
+                finally:
+                    os.close(fd)
+            except OSError:  # the reader left early: nothing to hand over
+                pass
+
+        self._feeder = threading.Thread(target=feed, daemon=True)
+        self._feeder.start()
         return self.path
 
     def __exit__(self, *exc: Any) -> None:
-        if self.path is not None:
-            import shutil
+        if self.path is None:
+            return
+        import shutil
 
-            shutil.rmtree(self.path, ignore_errors=True)
+        if self._feeder is not None and self._feeder.is_alive():
+            # gh never opened the pipe: open it ourselves so the feeder's open returns, then
+            # drop what it writes.
+            try:
+                fd = os.open(os.path.join(self.path, "hosts.yml"), os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:
+                fd = None
+            self._feeder.join(5)
+            if fd is not None:
+                os.close(fd)
+        shutil.rmtree(self.path, ignore_errors=True)
 
 
 TRACE_PREFIX = "* Request to "
