@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 
 from tests import test_hostile as _shared
-from tests.support import NAME, OWNER, REPOSITORY, SCRIPT_PYTHON, SCRIPTS
+from tests import test_hostile_24 as _h24
+from tests.support import NAME, OWNER, REPOSITORY, SCRIPT_PYTHON, SCRIPTS, run_script
 from tests.test_hostile import ISSUE, PR, need_tools
 
 hostile, issue, pull, sh_env = _shared.hostile, _shared.issue, _shared.pull, _shared.sh_env
+ear = _h24.ear
 
 
 def _stalling_proxy(hostile, fake, match: str, seconds: float = 30.0):
@@ -99,3 +101,84 @@ def test_a_signal_while_gh_runs_leaves_no_token_on_disk(pull, gh_env, hostile, t
         proc.stderr.close()
     time.sleep(0.2)
     assert _token_files(tmpdir, gh_env["GH_TOKEN"]) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGKILL], ids=["SIGHUP", "SIGKILL"])
+def test_a_killed_shell_fallback_leaves_no_token_on_disk(pull, sh_env, hostile, sig):
+    """484491d's shell fallback wrote the GH_TOKEN it confines to one host into
+    `$TMPDIR/get-pr-comments.*/gh-config/hosts.yml` for the whole run; its trap covers INT, TERM
+    and EXIT only, so a SIGHUP, or a SIGKILL of its process group (an agent's harness timing
+    out), left the token on disk."""
+    need_tools("gh", "jq")
+    proxy = _stalling_proxy(hostile, pull, "/pulls/7/comments")
+    env = _through(sh_env, proxy)
+    proc = subprocess.Popen(["bash", str(SCRIPTS / "get-pr-comments.sh"), "--repo", REPOSITORY,
+                             "--pr", str(PR), "--format", "json"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        assert proxy.server.entered.wait(60), "gh never reached the server"
+        os.killpg(proc.pid, sig)
+        proc.wait(60)
+    finally:
+        proxy.release()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    time.sleep(0.2)
+    assert _token_files(Path(sh_env["TMPDIR"]), sh_env["GH_TOKEN"]) == []
+
+
+# --------------------------------------------------------------------------- gh's own login
+
+OTHER_LOGIN = "gho_otherHostLoginToken222222222222222222"
+
+
+def _two_host_login(folder: Path, api_host: str, api_token: str, other_host: str) -> Path:
+    """A gh configuration logged in to the API's host and to another host."""
+    folder.mkdir()
+    (folder / "hosts.yml").write_text(f"{api_host}:\n    oauth_token: {api_token}\n"
+                                      f"\"{other_host}\":\n    oauth_token: {OTHER_LOGIN}\n")
+    return folder
+
+
+def test_gh_own_login_gives_no_other_host_token_to_a_redirect(issue, gh_env, hostile, ear,
+                                                              tmp_path):
+    """No token variable: 484491d ran `gh api` on the user's own gh configuration, every host
+    it is logged in to included. A redirect from the API to another host that login names
+    (127.0.0.2 here; github.com from a GitHub Enterprise Server in life) carried that host's
+    token before the answer was refused."""
+    need_tools("gh")
+    issue.add_comments(OWNER, NAME, ISSUE, 2)
+    other = ear()
+    conf = _two_host_login(tmp_path / "ghconf", "github.localhost", gh_env["GH_TOKEN"],
+                           "127.0.0.2")
+    proxy = _h24._redirecting_proxy(hostile, issue, "/issues/5/comments",
+                                    f"{other.url}/stolen")
+    env = {k: v for k, v in _through(gh_env, proxy).items() if k != "GH_TOKEN"}
+    env["GH_CONFIG_DIR"] = str(conf)
+    r = run_script("get_latest_comments.py", "--repo", REPOSITORY, "--issue", ISSUE,
+                   "--last-n", 1, "--transport", "gh", "--root", tmp_path, env=env, timeout=60)
+    assert r.code == 6 and "another origin" in r.json["error"]["message"], r
+    assert other.seen, "the redirect was not followed: the test proves nothing"
+    assert all(auth is None for _, _, auth in other.seen), other.seen
+    assert OTHER_LOGIN not in r.stdout + r.stderr
+
+
+def test_the_shell_fallback_on_gh_own_login_gives_no_other_host_token_to_a_redirect(
+        pull, sh_env, hostile, ear, tmp_path):
+    """The same through the shell fallback: gh's own two-host login, a 302 on the pull
+    request's read to the other host."""
+    need_tools("gh", "jq")
+    other = ear(b"{}")
+    conf = _two_host_login(tmp_path / "ghconf", "github.localhost", sh_env["GH_TOKEN"],
+                           "127.0.0.2")
+    proxy = _h24._redirecting_proxy(hostile, pull, "/pulls/7", f"{other.url}/stolen")
+    env = {k: v for k, v in _through(sh_env, proxy).items() if k != "GH_TOKEN"}
+    env["GH_CONFIG_DIR"] = str(conf)
+    r = run_script("get-pr-comments.sh", "--repo", REPOSITORY, "--pr", PR, "--format", "json",
+                   env=env, timeout=120)
+    assert r.code == 6, r
+    assert other.seen, "the redirect was not followed: the test proves nothing"
+    assert all(auth is None for _, _, auth in other.seen), other.seen
+    assert OTHER_LOGIN not in r.stdout + r.stderr

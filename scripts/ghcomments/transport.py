@@ -498,9 +498,9 @@ def _short(exc: BaseException) -> str:
 class GhTransport:
     """`gh api --include`: status and headers parsed from its output. gh carries the token,
     and only where it cannot hand it to another origin (docs/dependencies.md, "Where gh carries
-    the token"): gh runs with the token variables removed from its environment, so it uses a
-    per-host login — its own, or, when the token is an environment variable's, a temporary
-    configuration holding that token for the API's one host and nothing else (`confine`). gh
+    the token"): gh runs with the token variables removed from its environment and with a
+    temporary configuration holding the token it would send for the API's host (a variable's
+    or its own login's) for that one host and nothing else (`gh_config`). gh
     follows redirects itself; its request trace (GH_DEBUG=1: one `* Request to URL` line per
     request, no headers or bodies) tells which origins it asked, and an answer after a request
     to another origin, or a write that was redirected at all, is refused (exit 6)."""
@@ -508,8 +508,7 @@ class GhTransport:
     name = "gh"
 
     def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None,
-                 fingerprint: Optional[str] = None, token: Optional[str] = None,
-                 confine: bool = False):
+                 fingerprint: Optional[str] = None, token: Optional[str] = None):
         import shutil
 
         self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
@@ -518,7 +517,9 @@ class GhTransport:
         self.env = dict(env or os.environ)
         self.authenticated = True
         self.fingerprint = fingerprint  # of the token gh reported for the host
-        self._token = token if confine else None
+        # Always confined: gh's own configuration may name other hosts, and a redirect to one
+        # of them would carry that host's token (issue 24's second attack).
+        self._token = token
 
     def api_base(self) -> str:
         """The REST base gh uses for the host (Link URLs must stay on it)."""
@@ -567,7 +568,7 @@ def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, s
 
 class gh_config:  # noqa: N801  (a context manager, named as one)
     """A temporary GH_CONFIG_DIR whose hosts.yml holds `token` for `hostname` and nothing else
-    (0700 folder); None when there is no token to confine (gh's own login is used).
+    (0700 folder); None when there is no token to confine.
 
     hosts.yml is a FIFO, not a file: a thread hands the token to gh through it when gh opens it,
     so the token never rests on disk — a run killed by any signal (SIGKILL included) while gh
