@@ -182,3 +182,99 @@ def test_the_shell_fallback_on_gh_own_login_gives_no_other_host_token_to_a_redir
     assert other.seen, "the redirect was not followed: the test proves nothing"
     assert all(auth is None for _, _, auth in other.seen), other.seen
     assert OTHER_LOGIN not in r.stdout + r.stderr
+
+
+# --------------------------------------------------------------------------- a Link gh reads otherwise
+
+def _read_body(h) -> bytes:
+    """A request's body, Content-Length or chunked (gh sends `--input -` chunked)."""
+    if "chunked" in (h.headers.get("transfer-encoding") or "").lower():
+        parts = []
+        while True:
+            size = int(h.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                h.rfile.readline()
+                return b"".join(parts)
+            parts.append(h.rfile.read(size))
+            h.rfile.readline()
+    length = int(h.headers.get("content-length") or 0)
+    return h.rfile.read(length) if length else b""
+
+
+def _relay(h, upstream: str, extra_headers=()) -> None:
+    """Forward the request to `upstream` (the fake), its answer back, `extra_headers` added
+    (a Link replaced)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    body = _read_body(h)
+    up = urlsplit(upstream)
+    conn = http.client.HTTPConnection(up.hostname, up.port, timeout=30)
+    headers = {k: v for k, v in h.headers.items() if k.lower() != "transfer-encoding"}
+    headers["Content-Length"] = str(len(body))
+    conn.request(h.command, h.path, body=body, headers=headers)
+    resp = conn.getresponse()
+    data = resp.read()
+    h.send_response(resp.status)
+    replaced = {name.lower() for name, _ in extra_headers}
+    for name, value in resp.getheaders():
+        if name.lower() not in {"content-length", "transfer-encoding", "connection", "date",
+                                "server"} | replaced:
+            h.send_header(name, value)
+    for name, value in extra_headers:
+        h.send_header(name, value)
+    h.send_header("Content-Length", str(len(data)))
+    h.end_headers()
+    h.wfile.write(data)
+    conn.close()
+
+
+def test_the_gh_transport_follows_no_next_link_that_gh_reads_as_another_origin(
+        pull, gh_env, hostile):
+    """A next link on the API's origin whose path is itself a URL
+    (`http://api.github.localhost/http://api.github.localhost:4444/page2`) passes the origin
+    check; 484491d then gave gh the part after the base as its endpoint, and gh takes an
+    endpoint holding `://` as a whole URL: it sent the token to port 4444 (another origin)
+    before the trace check refused the answer."""
+    need_tools("gh")
+    link = "http://api.github.localhost/http://api.github.localhost:4444/page2"
+
+    def answer(h) -> bool:
+        extra = [("Link", f'<{link}>; rel="next"')] if "/issues/7/comments" in h.path else []
+        _relay(h, pull.url, extra)
+        return True
+
+    proxy = hostile(answer)
+    r = run_script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", PR, "--format", "json",
+                   "--transport", "gh", env=_through(gh_env, proxy), timeout=60)
+    _h24.no_traceback(r)
+    stolen = [s for s in proxy.seen if s.get("host") != "api.github.localhost"]
+    assert stolen == [], [(s["path"], s.get("authorization")) for s in stolen]
+    followed = [s for s in proxy.seen if "/http://" in s["path"]]
+    assert followed, "the next link was not followed as given: the test proves nothing"
+    assert r.code == 0, r  # the link's page is a 404 on the API's origin: a timeline gap
+    assert r.json["reviewThreads"], r
+
+
+# --------------------------------------------------------------------------- a read is no write
+
+def test_a_graphql_read_that_breaks_never_says_a_comment_may_have_been_written(pull, hostile):
+    """The review-thread query is a POST but a read (retried as one): when its connection
+    broke on every attempt, 484491d's error said "the comment may or may not have been
+    written" — of a read that writes nothing (an agent told so goes looking for a comment)."""
+    def answer(h) -> bool:
+        if h.path.endswith("/graphql"):
+            _read_body(h)
+            h.close_connection = True
+            return True  # nothing written: the connection closes
+        return False
+
+    proxy = hostile(answer, upstream=pull.url)
+    env = {**_shared.script_env(pull), "GITHUB_API_URL": proxy.url}
+    r = run_script("get_pr_comments.py", "--repo", REPOSITORY, "--pr", PR, "--format", "json",
+                   "--api-url", proxy.url, env=env, timeout=60)
+    _h24.no_traceback(r)
+    assert r.code == 6, r
+    assert sum(1 for s in proxy.seen if s["path"].endswith("/graphql")) == 3, proxy.seen
+    message = r.json["error"]["message"]
+    assert "written" not in message and "may have been applied" not in message, message

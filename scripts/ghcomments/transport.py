@@ -536,7 +536,6 @@ class GhTransport:
         base = self.api_base()
         if not url.startswith(base + "/") and url != base:
             raise TransportError("gh", f"gh transport cannot reach {url}", sent=False)
-        endpoint = url[len(base) + 1:] if url.startswith(base + "/") else ""
         args = [self.gh, "api", "--hostname", self.hostname, "--include", "--method", method]
         for k, v in headers.items():
             if k.lower() in ("user-agent",):
@@ -544,7 +543,10 @@ class GhTransport:
             args += ["-H", f"{k}: {v}"]
         if body is not None:
             args += ["--input", "-"]
-        args.append(endpoint)
+        # The whole URL, as checked: gh takes an endpoint holding `://` for a whole URL, so the
+        # part after the base of `BASE/http://HOST:PORT/…` (a next link on the API's origin)
+        # would send gh to another origin.
+        args.append(url)
         with gh_config(self.hostname, self._token) as config_dir:
             env = gh_api_env(self.env, config_dir)
             out, err, code = _run_gh_capped(args, body, self.timeout + 5, env)
