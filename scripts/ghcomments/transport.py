@@ -545,8 +545,9 @@ class GhTransport:
             args += ["--input", "-"]
         # The whole URL, as checked: gh takes an endpoint holding `://` for a whole URL, so the
         # part after the base of `BASE/http://HOST:PORT/…` (a next link on the API's origin)
-        # would send gh to another origin.
-        args.append(url)
+        # would send gh to another origin. `graphql` alone is gh's name for the host's GraphQL
+        # endpoint (`https://HOST/api/graphql` on GHES, not under the REST base).
+        args.append("graphql" if url == base + "/graphql" else url)
         with gh_config(self.hostname, self._token) as config_dir:
             env = gh_api_env(self.env, config_dir)
             out, err, code = _run_gh_capped(args, body, self.timeout + 5, env)
