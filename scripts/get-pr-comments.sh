@@ -514,6 +514,11 @@ CONFINED_HOSTS=''  # the one-host hosts.yml, handed to gh through the FIFO, neve
 API_ORIGIN=''
 PAGE_STATUS=''  # the HTTP status of the last page gh_page read
 readonly MAX_PAGES=100
+# The largest answer read (CONTRACT section 17: 64 MiB decoded, as the Python paths), plus
+# gh's header lines; gh inflates gzip itself, so its output file is bounded with `ulimit -f`
+# (1 KiB blocks: gh is stopped by SIGXFSZ there) and never read past it.
+readonly MAX_ANSWER_MIB=64
+readonly MAX_RAW_BYTES=$(((MAX_ANSWER_MIB + 1) * 1024 * 1024))
 
 # scheme://host:port of URL $1 (the default port written out), "invalid" for an authority
 # that is not a plain host name or address with a port (userinfo, a backslash, spaces).
@@ -592,6 +597,7 @@ run_gh_api() {
     done
     unset DEBUG
     export GH_DEBUG=1
+    ulimit -f $((MAX_RAW_BYTES / 1024)) || exit 125
     if [ -z "${GH_CONF_DIR}" ]; then
       run_gh "$@"
       exit
@@ -661,6 +667,10 @@ gh_page() {
     gh_rc=0
     run_gh_api "${flags[@]}" "${target}" >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
     check_trace "${errfile}" "${gh_rc}"
+    if [ "${gh_rc}" -eq 153 ] || [ "$(wc -c <"${raw}")" -ge "${MAX_RAW_BYTES}" ]; then
+      : >"${raw}"
+      die 6 server "GET ${path}: the answer is larger than ${MAX_ANSWER_MIB} MiB decoded; refused"
+    fi
     status="$(split_response "${raw}" "${bodies}" "${headers}" "${last}")"
     PAGE_STATUS="${status}"
     if [ "${gh_rc}" -eq 0 ]; then

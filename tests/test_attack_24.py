@@ -6,7 +6,10 @@ on loopback addresses only.
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -278,3 +281,41 @@ def test_a_graphql_read_that_breaks_never_says_a_comment_may_have_been_written(p
     assert sum(1 for s in proxy.seen if s["path"].endswith("/graphql")) == 3, proxy.seen
     message = r.json["error"]["message"]
     assert "written" not in message and "may have been applied" not in message, message
+
+
+# --------------------------------------------------------------------------- the shell's size cap
+
+def test_the_shell_fallback_refuses_an_answer_past_the_cap_in_bounded_memory(pull, sh_env,
+                                                                            hostile):
+    """CONTRACT section 17: an answer larger than 64 MiB decoded is exit 6 without holding
+    more than that. 484491d's shell fallback let gh inflate a gzip answer (100 KiB on the wire,
+    100 MiB decoded) into its temp folder whole, then read it into bash and jq."""
+    need_tools("gh", "jq")
+    data = gzip.compress(b"[" + b" " * (100 * 1024 * 1024) + b"]", 9)
+
+    def answer(h) -> bool:
+        if not h.path.rstrip("/").endswith("/pulls/7"):
+            return False
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Encoding", "gzip")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+        return True
+
+    proxy = hostile(answer, upstream=pull.url)
+    launcher = ("import os, subprocess, sys\n"
+                "p = subprocess.Popen(sys.argv[1:])\n"
+                "_, status, usage = os.wait4(p.pid, 0)\n"
+                "sys.stderr.write('MAXRSS_KIB=%d\\n' % usage.ru_maxrss)\n"
+                "sys.exit(os.waitstatus_to_exitcode(status))\n")
+    proc = subprocess.run([SCRIPT_PYTHON, "-c", launcher, "bash",
+                           str(SCRIPTS / "get-pr-comments.sh"), "--repo", REPOSITORY,
+                           "--pr", str(PR), "--format", "json"],
+                          env=_through(sh_env, proxy), capture_output=True, text=True,
+                          timeout=300, check=False)
+    peak = int(re.search(r"MAXRSS_KIB=(\d+)", proc.stderr).group(1))
+    assert proc.returncode == 6, (proc.stdout[:500], proc.stderr[-500:])
+    assert "64 MiB" in json.loads(proc.stdout)["error"]["message"], proc.stdout
+    assert peak < 90 * 1024, f"{peak} KiB resident for a 100 MiB answer (cap 64 MiB)"
