@@ -319,3 +319,56 @@ def test_the_shell_fallback_refuses_an_answer_past_the_cap_in_bounded_memory(pul
     assert proc.returncode == 6, (proc.stdout[:500], proc.stderr[-500:])
     assert "64 MiB" in json.loads(proc.stdout)["error"]["message"], proc.stdout
     assert peak < 90 * 1024, f"{peak} KiB resident for a 100 MiB answer (cap 64 MiB)"
+
+
+# --------------------------------------------------------------------------- a write answered 2xx
+
+@pytest.mark.parametrize("answer_body", [b"{}", b'{"id": null}', b"[]"],
+                         ids=["empty", "null-id", "list"])
+def test_a_write_answered_2xx_without_an_id_says_it_may_have_been_applied(issue, hostile,
+                                                                          tmp_path,
+                                                                          answer_body):
+    """GitHub answered the POST with 201: the comment exists. A body without an id made
+    484491d's writer exit 6 with only "the response holds no comment id" — no word that the
+    comment may exist, no read that checks — so an agent posts again (a duplicate)."""
+    def answer(h) -> bool:
+        if h.command != "POST":
+            return False
+        _read_body(h)
+        h.send_response(201)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(answer_body)))
+        h.end_headers()
+        h.wfile.write(answer_body)
+        return True
+
+    proxy = hostile(answer, upstream=issue.url)
+    env = {**_shared.script_env(issue), "GITHUB_API_URL": proxy.url}
+    r = run_script("manage_issue_comment.py", "--action", "create", "--repo", REPOSITORY,
+                   "--issue", ISSUE, "--body-file", "-", "--api-url", proxy.url, env=env,
+                   stdin=b"hello\n", timeout=60)
+    _h24.no_traceback(r)
+    assert r.code == 6, r
+    message = r.json["error"]["message"]
+    assert "Successfully" not in r.stdout
+    assert "may have been applied" in message and "--last-n 1" in message, message
+
+
+# --------------------------------------------------------------------------- shell: refuse first
+
+@pytest.mark.parametrize("extra", [
+    ["--format", "xml"], ["--pr", "0"], ["--pr", "99999999999999999999999"], ["--pr", "7\n"],
+    ["--file", ""], ["--repo", "octo/hel\nlo"], ["--bogus"],
+], ids=["format", "pr0", "prhuge", "prnewline", "fileempty", "reponl", "bogus"])
+def test_the_shell_fallback_refuses_bad_arguments_before_any_request(pull, sh_env, extra):
+    """Suspected and ruled out (held on 484491d): a bad argument is exit 2 before gh asks
+    anything."""
+    need_tools("gh", "jq")
+    args = ["--repo", REPOSITORY, "--pr", str(PR), "--format", "json"]
+    for i in range(0, len(extra)):
+        if extra[i] in args and i + 1 < len(extra):
+            at = args.index(extra[i])
+            del args[at:at + 2]
+    r = run_script("get-pr-comments.sh", *args, *extra, env=sh_env, timeout=60)
+    assert r.code == 2, r
+    assert pull.requests == [], [q.target for q in pull.requests]
