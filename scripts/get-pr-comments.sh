@@ -584,6 +584,10 @@ confine_token() {
   fi
   GH_CONF_DIR="${tmp}/gh-config"
   mkdir -m 700 "${GH_CONF_DIR}" || die 1 internal "cannot create ${GH_CONF_DIR}"
+  # gh 2.40+ migrates a configuration without `version: "1"` at start-up: a GraphQL query of
+  # its own and a write of hosts.yml (which would block on the FIFO).
+  printf 'version: "1"\n' >"${GH_CONF_DIR}/config.yml" \
+    || die 1 internal "cannot write ${GH_CONF_DIR}/config.yml"
   CONFINED_HOSTS="$(printf '%s:\n    oauth_token: %s' "$(yaml_quoted "${HOST}")" \
     "$(yaml_quoted "${token}")")"
 }

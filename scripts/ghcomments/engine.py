@@ -129,7 +129,7 @@ class Round:
         """`--ignore-author @me`: the token's login (cached; one request the first time)."""
         if self.options.filter.wants_me:
             login = whoami(self.client, self.store.paths.folder, self.store.paths.root,
-                           self.client.api_url)
+                           self.client.api_url, warn=self.warnings.append)
             self.options.filter.resolve_me(login)
 
     def note_hidden(self, shown: Dict[str, List[Dict[str, Any]]]) -> None:

@@ -592,6 +592,13 @@ class gh_config:  # noqa: N801  (a context manager, named as one)
         import threading
 
         self.path = tempfile.mkdtemp(prefix="ghcomments-gh-")
+        # gh 2.40+ migrates a configuration without `version: "1"` to its multi-account
+        # shape at start-up: a GraphQL query of its own (an extra request, which would make a
+        # write look redirected) and a write of hosts.yml (which would block on the pipe).
+        fd = os.open(os.path.join(self.path, "config.yml"),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write('version: "1"\n')
         fifo = os.path.join(self.path, "hosts.yml")
         os.mkfifo(fifo, 0o600)
         # JSON strings are YAML double-quoted scalars: no character of either is special.
