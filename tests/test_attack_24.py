@@ -372,3 +372,51 @@ def test_the_shell_fallback_refuses_bad_arguments_before_any_request(pull, sh_en
     r = run_script("get-pr-comments.sh", *args, *extra, env=sh_env, timeout=60)
     assert r.code == 2, r
     assert pull.requests == [], [q.target for q in pull.requests]
+
+
+# --------------------------------------------------------------------------- no gh left behind
+
+def _gh_children_of(tmpdir: Path):
+    """Live `gh` processes whose environment names `tmpdir` (started for this test's run)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.joinpath("comm").read_text().strip() != "gh":
+                continue
+            if str(tmpdir).encode() in entry.joinpath("environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_killed_script_leaves_no_gh_running(pull, gh_env, hostile, tmp_path):
+    """get_pr_comments.py keeps the standard SIGTERM handler: on 484491d a SIGTERM while gh
+    waited on a stalled server left that `gh api` running on its own (holding the token,
+    bounded by nothing: the timer that stops it died with the script)."""
+    need_tools("gh")
+    proxy = _stalling_proxy(hostile, pull, "/graphql", seconds=40)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**_through(gh_env, proxy), "TMPDIR": str(tmpdir)}
+    proc = subprocess.Popen([SCRIPT_PYTHON, str(SCRIPTS / "get_pr_comments.py"), "--repo",
+                             REPOSITORY, "--pr", str(PR), "--format", "json", "--transport",
+                             "gh"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        assert proxy.server.entered.wait(60), "gh never reached the server"
+        assert _gh_children_of(tmpdir), "no gh found: the test proves nothing"
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        deadline = time.monotonic() + 10
+        while _gh_children_of(tmpdir) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = _gh_children_of(tmpdir)
+    finally:
+        proxy.release()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert left == [], f"gh still running after the script ended: {left}"

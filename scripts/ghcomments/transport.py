@@ -689,7 +689,8 @@ def _run_gh_capped(args: Any, body: Optional[bytes], timeout: float,
     with tempfile.TemporaryFile() as errfile:
         try:
             proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=errfile, env=dict(env))
+                                    stderr=errfile, env=dict(env),
+                                    preexec_fn=_die_with_parent())
         except OSError as exc:
             raise TransportError("gh", f"could not run gh: {exc}", sent=False)
         fired = []
@@ -738,6 +739,31 @@ def _run_gh_capped(args: Any, body: Optional[bytes], timeout: float,
         errfile.seek(0)
         err = errfile.read(1024 * 1024)
     return b"".join(parts), err, code
+
+
+def _die_with_parent() -> Optional[Callable[[], None]]:
+    """A preexec_fn that makes gh die with the script (Linux's PR_SET_PDEATHSIG): the timer
+    that bounds gh lives in the script, so a script ended by a signal (the writer and
+    get_pr_comments.py keep the standard handlers; SIGKILL for all) would leave gh running on
+    its own, unbounded, with the token. None where there is no prctl (gh may then outlive a
+    killed script)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        import signal
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def child() -> None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the script died before prctl took effect
+            os._exit(1)
+
+    return child
 
 
 def _parse_gh_output(out: bytes, err: bytes, code: int, url: str) -> Response:
