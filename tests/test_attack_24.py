@@ -29,14 +29,20 @@ ear = _h24.ear
 
 def _stalling_proxy(hostile, fake, match: str, seconds: float = 30.0):
     """A proxy in front of the fake that holds requests whose path holds `match` for up to
-    `seconds` (released early by `release`), then forwards them."""
+    `seconds` (released early by `release`), then answers them 504 itself (forwarded late,
+    they would land in the fake's log during another test)."""
     gate = threading.Event()
 
     def answer(h) -> bool:
-        if match in h.path:
-            h.server.entered.set()
-            gate.wait(seconds)
-        return False
+        if match not in h.path:
+            return False
+        h.server.entered.set()
+        gate.wait(seconds)
+        h.send_response(504)
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+        h.close_connection = True
+        return True
 
     proxy = hostile(answer, upstream=fake.url)
     proxy.server.entered = threading.Event()
