@@ -502,15 +502,23 @@ classify_failure() {
 
 # Where gh carries the token (docs/dependencies.md): only where it cannot hand it to another
 # origin. gh runs with the token variables removed from its environment, so it uses a per-host
-# login: its own, or, when the token is an environment variable's, a one-host configuration
-# (GH_CONF_DIR, in the temp folder, 0700/0600) holding that token for HOST and nothing else.
+# login: a one-host configuration (GH_CONF_DIR, in the temp folder, 0700) holding the token
+# gh would send for HOST (a variable's or its own login's) and nothing else; its
+# hosts.yml is a FIFO fed while each gh runs, so the token never rests on disk (a SIGKILL
+# leaves at most an empty pipe).
 # gh follows redirects itself: its request trace (GH_DEBUG=1, one "* Request to URL" line a
 # request) is checked, and an answer after a request to another origin than API_ORIGIN is exit
 # 6. Pages are followed here (Link rel="next", each checked), never with --paginate.
 GH_CONF_DIR=''
+CONFINED_HOSTS=''  # the one-host hosts.yml, handed to gh through the FIFO, never written
 API_ORIGIN=''
 PAGE_STATUS=''  # the HTTP status of the last page gh_page read
 readonly MAX_PAGES=100
+# The largest answer read (CONTRACT section 17: 64 MiB decoded, as the Python paths), plus
+# gh's header lines; gh inflates gzip itself, so its output file is bounded with `ulimit -f`
+# (1 KiB blocks: gh is stopped by SIGXFSZ there) and never read past it.
+readonly MAX_ANSWER_MIB=64
+readonly MAX_RAW_BYTES=$(((MAX_ANSWER_MIB + 1) * 1024 * 1024))
 
 # scheme://host:port of URL $1 (the default port written out), "invalid" for an authority
 # that is not a plain host name or address with a port (userinfo, a backslash, spaces).
@@ -557,19 +565,13 @@ yaml_quoted() {
   printf '"%s"' "${s}"
 }
 
-# When a token variable is set, the token gh would send for HOST (`gh auth token`'s answer,
-# else gh's own rule: GH_TOKEN/GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN/
-# GITHUB_ENTERPRISE_TOKEN for another host) goes into GH_CONF_DIR for HOST alone.
+# The token gh would send for HOST (`gh auth token`'s answer: a token variable's or gh's own
+# login; without `gh auth token`, gh's rule for the variables: GH_TOKEN/GITHUB_TOKEN for
+# github.com, GH_ENTERPRISE_TOKEN/GITHUB_ENTERPRISE_TOKEN for another host) goes into
+# GH_CONF_DIR for HOST alone. gh's own configuration may name other hosts too: a redirect to
+# one of them would carry its token, so it is never handed to `gh api`.
 confine_token() {
-  local name token='' any=''
-  for name in "${TOKEN_VARIABLES[@]}"; do
-    if [ -n "${!name:-}" ]; then
-      any=1
-    fi
-  done
-  if [ -z "${any}" ]; then
-    return 0  # gh's own login, the variables being empty
-  fi
+  local token=''
   token="${GHCM_LOGIN_TOKEN}"
   if [ -z "${token}" ]; then
     case "${HOST}" in
@@ -582,11 +584,12 @@ confine_token() {
   fi
   GH_CONF_DIR="${tmp}/gh-config"
   mkdir -m 700 "${GH_CONF_DIR}" || die 1 internal "cannot create ${GH_CONF_DIR}"
-  (
-    umask 077
-    printf '%s:\n    oauth_token: %s\n' "$(yaml_quoted "${HOST}")" "$(yaml_quoted "${token}")" \
-      >"${GH_CONF_DIR}/hosts.yml"
-  ) || die 1 internal "cannot write ${GH_CONF_DIR}/hosts.yml"
+  # gh 2.40+ migrates a configuration without `version: "1"` at start-up: a GraphQL query of
+  # its own and a write of hosts.yml (which would block on the FIFO).
+  printf 'version: "1"\n' >"${GH_CONF_DIR}/config.yml" \
+    || die 1 internal "cannot write ${GH_CONF_DIR}/config.yml"
+  CONFINED_HOSTS="$(printf '%s:\n    oauth_token: %s' "$(yaml_quoted "${HOST}")" \
+    "$(yaml_quoted "${token}")")"
 }
 
 # `gh api` with no token variable in its environment, the one-host configuration when there
@@ -598,10 +601,23 @@ run_gh_api() {
     done
     unset DEBUG
     export GH_DEBUG=1
-    if [ -n "${GH_CONF_DIR}" ]; then
-      export GH_CONFIG_DIR="${GH_CONF_DIR}"
+    ulimit -f $((MAX_RAW_BYTES / 1024)) || exit 125
+    if [ -z "${GH_CONF_DIR}" ]; then
+      run_gh "$@"
+      exit
     fi
-    run_gh "$@"
+    export GH_CONFIG_DIR="${GH_CONF_DIR}"
+    local fifo="${GH_CONF_DIR}/hosts.yml" feeder rc=0
+    rm -f "${fifo}"
+    mkfifo -m 600 "${fifo}" || exit 125  # gh_get reports a gh that could not run
+    # The feeder blocks in open() until gh opens the pipe to read its configuration.
+    (printf '%s\n' "${CONFINED_HOSTS}" >"${fifo}") 2>/dev/null &
+    feeder=$!
+    run_gh "$@" || rc=$?
+    kill "${feeder}" 2>/dev/null  # gh never read it: the feeder still waits in open()
+    wait "${feeder}" 2>/dev/null
+    rm -f "${fifo}"
+    exit "${rc}"
   )
 }
 
@@ -655,6 +671,10 @@ gh_page() {
     gh_rc=0
     run_gh_api "${flags[@]}" "${target}" >"${raw}" 2>"${errfile}" </dev/null || gh_rc=$?
     check_trace "${errfile}" "${gh_rc}"
+    if [ "${gh_rc}" -eq 153 ] || [ "$(wc -c <"${raw}")" -ge "${MAX_RAW_BYTES}" ]; then
+      : >"${raw}"
+      die 6 server "GET ${path}: the answer is larger than ${MAX_ANSWER_MIB} MiB decoded; refused"
+    fi
     status="$(split_response "${raw}" "${bodies}" "${headers}" "${last}")"
     PAGE_STATUS="${status}"
     if [ "${gh_rc}" -eq 0 ]; then

@@ -228,7 +228,7 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
             raise AuthError(f"--transport gh: gh is not installed or not logged in to "
                             f"{hostname} (`gh auth login --hostname {hostname}`)")
         transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token),
-                                token=gh_token, confine=from_environment(gh_token, env))
+                                token=gh_token)
     else:
         token, source = config.discover_token(api_url, env)  # registered for scrubbing there
         if token is None and require_auth:
@@ -241,12 +241,6 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
             if args.transport == "auto" else None
         transport = RequestsTransport(token, args.timeout, fallback=fallback)
     return GitHubClient(api_url, transport, max_wait=args.max_wait, warn=warn)
-
-
-def from_environment(token: str, env: Mapping[str, str]) -> bool:
-    """Whether the token gh would send is a token variable's: then gh is given it in a
-    one-host configuration instead (transport.gh_config), never through its environment."""
-    return any(env.get(name) == token for name in tokens.TOKEN_VARIABLES)
 
 
 def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
@@ -264,8 +258,7 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
     if not gh_token or gh.api_base() != api_url.rstrip("/"):
         return None
     tokens.register(gh_token)
-    gh = GhTransport(hostname, timeout, env, token_fingerprint(gh_token), token=gh_token,
-                     confine=from_environment(gh_token, env))
+    gh = GhTransport(hostname, timeout, env, token_fingerprint(gh_token), token=gh_token)
     warn(f"requests is not installed for {sys.executable}: sending the requests that need it "
          f"through the logged-in gh CLI ({hostname}) instead; install requests, or run the "
          "script with `uv run`, for the faster path")

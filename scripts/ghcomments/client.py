@@ -153,7 +153,7 @@ class GitHubClient:
                 if idempotent and attempt < MAX_ATTEMPTS:
                     self._backoff(attempt, f"{what}: {exc}")
                     continue
-                raise self._network_error(method, what, exc, attempt)
+                raise self._network_error(idempotent, what, exc, attempt)
             self.requests += 1
             self._note_rate(resp)
             if resp.status in (301, 302, 307, 308) and method == "GET" and redirects < 3:
@@ -198,10 +198,10 @@ class GitHubClient:
         if delay:
             self.sleep(delay)
 
-    def _network_error(self, method: str, what: str, exc: TransportError,
+    def _network_error(self, idempotent: bool, what: str, exc: TransportError,
                        attempts: int) -> BundleError:
         message = f"{what}: {exc}"
-        if method in ("POST", "PATCH") and exc.sent:
+        if not idempotent and exc.sent:  # a write; a read by POST (GraphQL) writes nothing
             return NetworkError(message + " — the request may have reached GitHub, so the "
                                 "comment may or may not have been written")
         if attempts > 1:

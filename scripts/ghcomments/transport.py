@@ -542,9 +542,9 @@ def _short(exc: BaseException) -> str:
 class GhTransport:
     """`gh api --include`: status and headers parsed from its output. gh carries the token,
     and only where it cannot hand it to another origin (docs/dependencies.md, "Where gh carries
-    the token"): gh runs with the token variables removed from its environment, so it uses a
-    per-host login — its own, or, when the token is an environment variable's, a temporary
-    configuration holding that token for the API's one host and nothing else (`confine`). gh
+    the token"): gh runs with the token variables removed from its environment and with a
+    temporary configuration holding the token it would send for the API's host (a variable's
+    or its own login's) for that one host and nothing else (`gh_config`). gh
     follows redirects itself; its request trace (GH_DEBUG=1: one `* Request to URL` line per
     request, no headers or bodies) tells which origins it asked, and an answer after a request
     to another origin, or a write that was redirected at all, is refused (exit 6)."""
@@ -552,8 +552,7 @@ class GhTransport:
     name = "gh"
 
     def __init__(self, hostname: str, timeout: float, env: Optional[Mapping[str, str]] = None,
-                 fingerprint: Optional[str] = None, token: Optional[str] = None,
-                 confine: bool = False):
+                 fingerprint: Optional[str] = None, token: Optional[str] = None):
         import shutil
 
         self.gh = shutil.which("gh", path=(env or os.environ).get("PATH"))
@@ -562,7 +561,9 @@ class GhTransport:
         self.env = dict(env or os.environ)
         self.authenticated = True
         self.fingerprint = fingerprint  # of the token gh reported for the host
-        self._token = token if confine else None
+        # Always confined: gh's own configuration may name other hosts, and a redirect to one
+        # of them would carry that host's token (issue 24's second attack).
+        self._token = token
 
     def api_base(self) -> str:
         """The REST base gh uses for the host (Link URLs must stay on it)."""
@@ -579,7 +580,6 @@ class GhTransport:
         base = self.api_base()
         if not url.startswith(base + "/") and url != base:
             raise TransportError("gh", f"gh transport cannot reach {url}", sent=False)
-        endpoint = url[len(base) + 1:] if url.startswith(base + "/") else ""
         args = [self.gh, "api", "--hostname", self.hostname, "--include", "--method", method]
         for k, v in headers.items():
             if k.lower() in ("user-agent",):
@@ -587,7 +587,11 @@ class GhTransport:
             args += ["-H", f"{k}: {v}"]
         if body is not None:
             args += ["--input", "-"]
-        args.append(endpoint)
+        # The whole URL, as checked: gh takes an endpoint holding `://` for a whole URL, so the
+        # part after the base of `BASE/http://HOST:PORT/…` (a next link on the API's origin)
+        # would send gh to another origin. `graphql` alone is gh's name for the host's GraphQL
+        # endpoint (`https://HOST/api/graphql` on GHES, not under the REST base).
+        args.append("graphql" if url == base + "/graphql" else url)
         with gh_config(self.hostname, self._token) as config_dir:
             env = gh_api_env(self.env, config_dir)
             out, err, code = _run_gh_capped(args, body, self.timeout + 5, env)
@@ -611,34 +615,69 @@ def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, s
 
 class gh_config:  # noqa: N801  (a context manager, named as one)
     """A temporary GH_CONFIG_DIR whose hosts.yml holds `token` for `hostname` and nothing else
-    (0700 folder, 0600 file, removed when gh has run); None when there is no token to confine
-    (gh's own login is used). The one place the bundle writes a token: for gh, which reads it
-    from there, for as long as one `gh api` runs."""
+    (0700 folder); None when there is no token to confine.
+
+    hosts.yml is a FIFO, not a file: a thread hands the token to gh through it when gh opens it,
+    so the token never rests on disk — a run killed by any signal (SIGKILL included) while gh
+    runs leaves at most an empty pipe in its folder, never the token. gh 2.23 reads its
+    configuration once per run."""
 
     def __init__(self, hostname: str, token: Optional[str]) -> None:
         self.hostname = hostname
         self.token = token
         self.path: Optional[str] = None
+        self._feeder: Optional[Any] = None
 
     def __enter__(self) -> Optional[str]:
         if self.token is None:
             return None
         import json
         import tempfile
+        import threading
 
         self.path = tempfile.mkdtemp(prefix="ghcomments-gh-")
-        fd = os.open(os.path.join(self.path, "hosts.yml"),
+        # gh 2.40+ migrates a configuration without `version: "1"` to its multi-account
+        # shape at start-up: a GraphQL query of its own (an extra request, which would make a
+        # write look redirected) and a write of hosts.yml (which would block on the pipe).
+        fd = os.open(os.path.join(self.path, "config.yml"),
                      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as fh:
-            # JSON strings are YAML double-quoted scalars: no character of either is special.
-            fh.write(f"{json.dumps(self.hostname)}:\n    oauth_token: {json.dumps(self.token)}\n")
+            fh.write('version: "1"\n')
+        fifo = os.path.join(self.path, "hosts.yml")
+        os.mkfifo(fifo, 0o600)
+        # JSON strings are YAML double-quoted scalars: no character of either is special.
+        data = f"{json.dumps(self.hostname)}:\n    oauth_token: {json.dumps(self.token)}\n"
+
+        def feed() -> None:
+            try:
+                fd = os.open(fifo, os.O_WRONLY)  # blocks until a reader opens the pipe
+                try:
+                    os.write(fd, data.encode("ascii"))
+                finally:
+                    os.close(fd)
+            except OSError:  # the reader left early: nothing to hand over
+                pass
+
+        self._feeder = threading.Thread(target=feed, daemon=True)
+        self._feeder.start()
         return self.path
 
     def __exit__(self, *exc: Any) -> None:
-        if self.path is not None:
-            import shutil
+        if self.path is None:
+            return
+        import shutil
 
-            shutil.rmtree(self.path, ignore_errors=True)
+        if self._feeder is not None and self._feeder.is_alive():
+            # gh never opened the pipe: open it ourselves so the feeder's open returns, then
+            # drop what it writes.
+            try:
+                fd = os.open(os.path.join(self.path, "hosts.yml"), os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:
+                fd = None
+            self._feeder.join(5)
+            if fd is not None:
+                os.close(fd)
+        shutil.rmtree(self.path, ignore_errors=True)
 
 
 TRACE_PREFIX = "* Request to "
@@ -694,7 +733,8 @@ def _run_gh_capped(args: Any, body: Optional[bytes], timeout: float,
     with tempfile.TemporaryFile() as errfile:
         try:
             proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=errfile, env=dict(env))
+                                    stderr=errfile, env=dict(env),
+                                    preexec_fn=_die_with_parent())
         except OSError as exc:
             raise TransportError("gh", f"could not run gh: {exc}", sent=False)
         fired = []
@@ -743,6 +783,31 @@ def _run_gh_capped(args: Any, body: Optional[bytes], timeout: float,
         errfile.seek(0)
         err = errfile.read(1024 * 1024)
     return b"".join(parts), err, code
+
+
+def _die_with_parent() -> Optional[Callable[[], None]]:
+    """A preexec_fn that makes gh die with the script (Linux's PR_SET_PDEATHSIG): the timer
+    that bounds gh lives in the script, so a script ended by a signal (the writer and
+    get_pr_comments.py keep the standard handlers; SIGKILL for all) would leave gh running on
+    its own, unbounded, with the token. None where there is no prctl (gh may then outlive a
+    killed script)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        import signal
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def child() -> None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the script died before prctl took effect
+            os._exit(1)
+
+    return child
 
 
 def _parse_gh_output(out: bytes, err: bytes, code: int, url: str) -> Response:

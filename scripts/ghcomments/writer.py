@@ -178,7 +178,13 @@ def _write(client: Any, method: str, path: str, json_body: Any, what: str,
     """The one write request; an unknown outcome says it may have been applied and names the
     read that checks (CONTRACT sections 11 and 15)."""
     try:
-        return client.write_json(method, path, json_body, what)
+        result = client.write_json(method, path, json_body, what)
+        if not isinstance(result, dict) or _id_str(result.get("id")) is None:
+            # GitHub answered 2xx: the write happened, but what it made cannot be named.
+            err = ServerError(f"{what}: the response (HTTP 2xx) holds no id")
+            err.maybe_applied = True  # type: ignore[attr-defined]
+            raise err
+        return result
     except (NetworkError, ServerError) as err:
         if getattr(err, "maybe_applied", False):
             err.message += f" — it may have been applied; {check}"
