@@ -16,10 +16,12 @@ that lives in the list's cursor, as `edits`:
   older) with the SHA-256 of that body: never the body. Only pairs with updated_at >= W - 1 hour
   are kept (older ones cannot come back in a `since` read), at most SEEN_CAP entries.
 
-An item is an edit when its `updated_at` differs from its `created_at`, its pair is not in
-`seen`, it is not older than the pair seen (a stale read), and, when a hash was seen, its body
-hashes differently (an `updated_at` bump with the same text, such as a reaction or a re-anchored
-line, is not an edit). The author filters are the caller's.
+An item is an edit when it is not older than the pair given (a stale read), and its body hashes
+differently from the one given; with no entry, when its `updated_at` differs from its
+`created_at`. So an `updated_at` bump with the same text (a reaction, a re-anchored line) is not
+an edit, and a comment created and edited in one second (`updated_at` = `created_at`) is one
+when it was given within the hour (returned items get an entry whether edited or not). The
+author filters are the caller's.
 
 This module is pure (no network, no files): the round reads, this decides.
 """
@@ -126,11 +128,12 @@ def prune(seen: Iterable[Entry], through: str) -> List[Entry]:
 
 def merge(seen: Iterable[Entry], new: Iterable[Entry]) -> List[Entry]:
     """`seen` with `new` added: one entry per id, the newer pair (a stale pair never replaces
-    a newer one). The caller passes, for one check, the pair the agent was given."""
+    a newer one; of two in one second, the one given later). The caller passes, for one
+    check, the pair the agent was given."""
     by_id: Dict[int, Entry] = {}
     for e in list(seen) + list(new):
         old = by_id.get(e[0])
-        if old is None or _t(e[1]) > _t(old[1]):
+        if old is None or _t(e[1]) >= _t(old[1]):
             by_id[e[0]] = list(e)
     return sorted(by_id.values(), key=lambda e: e[0])
 
@@ -148,12 +151,8 @@ def given(id_read: Sequence[Mapping[str, Any]], since_read: Sequence[Mapping[str
     return sorted(by_id.values(), key=lambda e: e[0])
 
 
-def _created(items: Sequence[Mapping[str, Any]], item_id: int) -> Any:
-    return next((r.get("created_at") for r in items if r["id"] == item_id), None)
-
-
 def edited_since_given(raw: Mapping[str, Any]) -> bool:
-    """Whether an item needs a `seen` entry: a never-edited one cannot pass the edit test."""
+    """GitHub's own sign of an edit (section 4's `edited`)."""
     return raw.get("updated_at") != raw.get("created_at")
 
 
@@ -187,13 +186,13 @@ def behind(target: Optional[Mapping[str, Any]], stored: Optional[Mapping[str, An
 
 def is_edit(raw: Mapping[str, Any], seen: Mapping[int, Entry]) -> bool:
     """The edit test on an item as GitHub sent it (`seen` indexed by id: see `index`)."""
-    if not edited_since_given(raw):
-        return False
     old = seen.get(raw["id"])
     if old is None:
-        return True
-    if old[1] == raw["updated_at"] or _t(raw["updated_at"]) < _t(old[1]):
-        return False  # that pair was given, or a stale read of an older one
+        return edited_since_given(raw)
+    if _t(raw["updated_at"]) < _t(old[1]):
+        return False  # a stale read of an older version than the one given
+    # The pair given, or a bump with the same text, has the hash given. A second edit in
+    # the second of the pair given has that pair but another hash: an edit all the same.
     return old[2] != body_sha256(raw.get("body"))
 
 
@@ -274,16 +273,12 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     d = Decision()
     since_by_id = {r["id"]: r for r in since_items}
     new_ids = {r["id"] for r in returned_new}
-    new_pairs = [e for e in given(returned_new, [since_by_id[i] for i in new_ids
-                                                 if i in since_by_id])
-                 if e[1] != _created(returned_new, e[0])
-                 or since_by_id.get(e[0], {}).get("updated_at") not in (None, e[1])]
+    new_pairs = given(returned_new, [since_by_id[i] for i in new_ids if i in since_by_id])
     if previous is None:
         # Establish: this read is the baseline; nothing is reported. Every pair it met is
         # taken as given, so an edit made before now is not reported next time.
         through = newest_updated(since_items, establish_from) or EPOCH
-        base = [entry_of(r) for r in since_items
-                if edited_since_given(r) and r["id"] not in new_ids]
+        base = [entry_of(r) for r in since_items if r["id"] not in new_ids]
         d.record = make(through, merge(base, new_pairs))
         d.established = True
         return d
@@ -295,7 +290,7 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
             continue
         if is_edit(raw, seen):
             candidates.append(raw)
-        elif edited_since_given(raw) and raw["id"] in seen:
+        elif raw["id"] in seen:
             passed.append(entry_of(raw))  # a bump with the same text: keep its newer pair
     kept = 0
     for raw in candidates:
@@ -317,7 +312,7 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     if len(record["seen"]) > SEEN_CAP:
         # Re-establish: every pair this read met counts as given; keep the newest SEEN_CAP.
         through = newest_updated(since_items, through) or through
-        everything = [entry_of(r) for r in since_items if edited_since_given(r)]
+        everything = [entry_of(r) for r in since_items]
         record = make(through, merge(merged, everything))
         if len(record["seen"]) > SEEN_CAP:
             record["seen"] = sorted(sorted(record["seen"], key=lambda e: _t(e[1]))[-SEEN_CAP:],
@@ -332,10 +327,11 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
 def carry(previous: Optional[Mapping[str, Any]], returned: Sequence[Mapping[str, Any]]
           ) -> Optional[Dict[str, Any]]:
     """A write without the flag (a check without it, --update-state, --through): W kept, the
-    returned items that were ever edited added to `seen` (so an item returned as new is not
-    reported as edited later unless it changes again). No cap: only a flagged check applies
-    it. None stays None (no watermark until a flagged check establishes one)."""
+    returned items added to `seen` (so an item returned as new is not reported as edited
+    later unless it changes again); pruning drops those an hour older than W. No cap: only a
+    flagged check applies it. None stays None (no watermark until a flagged check
+    establishes one)."""
     if previous is None:
         return None
-    pairs = [entry_of(r) for r in returned if edited_since_given(r)]
+    pairs = [entry_of(r) for r in returned]
     return make(previous["through"], merge(previous["seen"], pairs))
