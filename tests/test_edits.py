@@ -285,3 +285,92 @@ def test_model_fails_without_the_overlap_or_without_the_dedup():
                    ("check", True, 1)]
     assert run_model(same_second) == []
     assert ("twice", 1) in run_model(same_second, dedup=False)
+
+
+# --------------------------------------------------------------------------- the since read
+
+
+@pytest.fixture
+def listed(fake):
+    """octo/hello#5 with 3 comments, and a client (requests over real HTTP) on the fake."""
+    from ghcomments.client import GitHubClient
+    from ghcomments.transport import RequestsTransport
+
+    from tests.support import TOKEN
+
+    fake.add_token(TOKEN, login="octocat")
+    fake.add_repo("octo", "hello")
+    fake.add_issue("octo", "hello", 5)
+    ids = fake.add_comments("octo", "hello", 5, 3, step_seconds=60)
+    return fake, GitHubClient(fake.url, RequestsTransport(TOKEN, 10)), ids
+
+
+PATH = "repos/octo/hello/issues/5/comments"
+
+
+def test_a_since_read_is_one_request_and_its_probe_answers_304_while_nothing_changes(listed):
+    from ghcomments import since
+
+    fake, client, ids = listed
+    at = fake.get_comment(ids[0])["created_at"]
+    first = since.read(client, PATH, "comments", at, 10)
+    assert [c["id"] for c in first.items] == ids and first.whole and first.hint
+    assert [q.query.get("since") for q in fake.requests][-1:] == [at]
+    fake.clear_log()
+    again = since.read(client, PATH, "comments", at, 10, first.hint)
+    assert again.not_modified and [q.status for q in fake.requests] == [304]
+    fake.advance(5)
+    fake.edit_comment(ids[1], "changed")
+    fake.clear_log()
+    changed = since.read(client, PATH, "comments", at, 10, first.hint)
+    assert not changed.not_modified and [q.status for q in fake.requests] == [200, 200]
+    assert [c["body"] for c in changed.items if c["id"] == ids[1]] == ["changed"]
+
+
+def test_a_since_window_over_100_reads_pages_then_proves_the_earlier_ones_unchanged(listed):
+    from ghcomments import since
+
+    fake, client, ids = listed
+    more = fake.add_comments("octo", "hello", 5, 150, step_seconds=1)
+    at = fake.get_comment(ids[0])["created_at"]
+    fake.clear_log()
+    out = since.read(client, PATH, "comments", at, 10)
+    assert len(out.items) == 153 and [c["id"] for c in out.items] == ids + more
+    assert [q.status for q in fake.requests] == [200, 200, 304]  # page 1 again: unchanged
+    assert len(out.hint["probes"]) == 2
+    fake.clear_log()
+    assert since.read(client, PATH, "comments", at, 10, out.hint).not_modified
+    assert [q.status for q in fake.requests] == [304, 304]
+    cut = since.read(client, PATH, "comments", at, 1)
+    assert not cut.whole and cut.hint is None and len(cut.items) == 100 and cut.warnings
+
+
+def test_a_deletion_while_the_pages_are_read_is_read_again(listed):
+    from ghcomments import since
+
+    fake, client, ids = listed
+    fake.add_comments("octo", "hello", 5, 150, step_seconds=1)
+    at = fake.get_comment(ids[0])["created_at"]
+    deleted = []
+
+    def once(entry):
+        if entry.query.get("page") == "2" and not deleted:
+            deleted.append(ids[0])
+            fake.delete_comment(ids[0])
+    fake.on_request(once)
+    out = since.read(client, PATH, "comments", at, 10)
+    fake.clear_hooks()
+    got = [c["id"] for c in out.items]
+    assert ids[0] not in got and len(got) == 152 and got == sorted(got)
+
+
+def test_a_far_future_updated_at_is_a_malformed_answer(listed):
+    import datetime
+
+    from ghcomments import since
+
+    fake, client, ids = listed
+    fake.edit_comment(ids[1], "from the future", at=datetime.datetime.now(
+        datetime.timezone.utc) + datetime.timedelta(days=2))
+    with pytest.raises(ServerError, match="more than a day after"):
+        since.read(client, PATH, "comments", fake.get_comment(ids[0])["created_at"], 10)
