@@ -323,7 +323,7 @@ def test_a_since_read_is_one_request_and_its_probe_answers_304_while_nothing_cha
     fake.edit_comment(ids[1], "changed")
     fake.clear_log()
     changed = since.read(client, PATH, "comments", at, 10, first.hint)
-    assert not changed.not_modified and [q.status for q in fake.requests] == [200, 200]
+    assert not changed.not_modified and [q.status for q in fake.requests] == [200]  # one
     assert [c["body"] for c in changed.items if c["id"] == ids[1]] == ["changed"]
 
 
@@ -374,3 +374,50 @@ def test_a_far_future_updated_at_is_a_malformed_answer(listed):
         datetime.timezone.utc) + datetime.timedelta(days=2))
     with pytest.raises(ServerError, match="more than a day after"):
         since.read(client, PATH, "comments", fake.get_comment(ids[0])["created_at"], 10)
+
+
+def test_one_lists_edits_establish_then_report_once_and_idle_at_304(listed):
+    from ghcomments import since
+
+    fake, client, ids = listed
+    created = fake.get_comment(ids[-1])["created_at"]
+    handled = lambda i: i <= ids[-1]  # noqa: E731
+
+    def check(record, hint):
+        fake.clear_log()
+        out = since.read_edits(client, PATH, "comments", record, created, handled, [], 20,
+                               None, 10, hint)
+        return out, [q.status for q in fake.requests]
+
+    first, statuses = check(None, None)
+    assert first.established and first.edited == [] and statuses == [200]
+    assert first.record["through"] == created
+    fake.advance(30)
+    fake.edit_comment(ids[0], "LGTM, but rename this")
+    second, statuses = check(first.record, first.hint)
+    assert [e["id"] for e in second.edited] == [ids[0]] and statuses == [200]
+    assert second.record["through"] == fake.get_comment(ids[0])["updated_at"]
+    third, statuses = check(second.record, second.hint)
+    assert third.edited == [] and third.not_modified and statuses == [304]
+    assert third.record == second.record  # settled: the same watermark, the same probe
+    fake.advance(5)
+    fake.touch_comment(ids[0])  # a bump with the same text
+    fourth, statuses = check(third.record, third.hint)
+    assert fourth.edited == [] and statuses == [200]
+    fifth, statuses = check(fourth.record, fourth.hint)
+    assert fifth.not_modified and statuses == [304]
+
+
+def test_a_probe_for_another_watermark_is_not_used(listed):
+    from ghcomments import since
+
+    fake, client, ids = listed
+    first = since.read_edits(client, PATH, "comments", None, None, lambda i: True, [], 20,
+                             None, 10, None)
+    other = edits.make(first.record["through"], [[ids[0], first.record["through"],
+                                                  edits.body_sha256("x")]])
+    fake.clear_log()
+    out = since.read_edits(client, PATH, "comments", other, None, lambda i: True, [], 20,
+                           None, 10, first.hint)
+    assert [q.status for q in fake.requests] == [200]
+    assert [e["id"] for e in out.edited] == []  # ids[0] is not edited: updated = created

@@ -10,19 +10,30 @@ are the next poll's probe: an edit, a new comment (it is updated now, so it is i
 or a deletion changes at least one of them, and the one with room takes an arrival after the
 last. An idle poll is one conditional request per page, answered 304 (free).
 
+`read_edits` is one list's part of a flagged check: the read from the watermark (or, to
+establish one, from a GitHub time the cursor holds), edits.py's decision, and the probe for the
+next poll. The probe is kept with the URL it was measured on: a later watermark reuses it while
+its `since` is at most REUSE_SECONDS earlier (the read keeps only what is updated since the
+watermark's own `since`, so the answer is the same), so a watermark that moves does not cost
+a read of a new URL. It is keyed by the digest of the watermark it was measured for: a probe
+answered 304 means nothing in the window changed since that watermark was computed.
+
 Used by the round for `--include-edits` (edits.py decides what the read means).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from . import edits
 from .errors import ServerError
 from .scan import PER_PAGE_MAX, CommentList, PageBudgetExhausted, Window
 
 ATTEMPTS = 3
+REUSE_SECONDS = 86400  # a probe's `since` may lag the watermark's by this much
 
 
 @dataclass
@@ -62,14 +73,17 @@ def read(client: Any, path: str, what: str, since: str, max_pages: int,
     out = SinceRead(since)
     pages: List[Any] = []
     try:
+        first = None
         if valid_hint(hint) and hint["since"] == since:
-            if _unchanged(cl, hint["probes"]):
+            same, first = _unchanged(cl, hint["probes"])
+            if same:
                 out.not_modified, out.probes = True, list(hint["probes"])
                 return out
         for _attempt in range(ATTEMPTS):
             pages = []
-            _pages(cl, pages)
-            if _unchanged(cl, [_probe(p) for p in pages[:-1]]):
+            _pages(cl, pages, first)
+            first = None
+            if _unchanged(cl, [_probe(p) for p in pages[:-1]])[0]:
                 out.items = _items(pages)
                 out.probes = [_probe(p) for p in pages] if all(p.etag for p in pages) else []
                 edits.check_items(out.items, client.rate.get("date"), what)
@@ -92,23 +106,29 @@ def _probe(page: Any) -> Dict[str, Any]:
     return {"page": page.window.page, "per_page": page.window.per_page, "etag": page.etag}
 
 
-def _unchanged(cl: CommentList, probes: List[Dict[str, Any]]) -> bool:
-    """Every probe answers 304 (conditional requests: they cost no rate limit)."""
+def _unchanged(cl: CommentList, probes: List[Dict[str, Any]]) -> Any:
+    """(every probe answers 304, the list's first page when its probe answered with it):
+    conditional requests cost no rate limit, and a changed first page is read already."""
     for p in probes:
         if not p.get("etag"):
-            return False
+            return False, None
         page = cl.read(Window(p["page"], p["per_page"]), p["etag"], counts=False)
         if not page.not_modified:
-            return False
-    return True
+            return False, (page if p["page"] == 1 and page.etag else None)
+    return True, None
 
 
-def _pages(cl: CommentList, pages: List[Any]) -> None:
-    """Into `pages`: pages of 100 from the first until one has room (an empty one past a
-    full last). What was read stays in `pages` when --max-pages stops it."""
+def _pages(cl: CommentList, pages: List[Any], first: Any = None) -> None:
+    """Into `pages`: pages of 100 from the first (`first`, when already read) until one has
+    room (an empty one past a full last). What was read stays in `pages` when --max-pages
+    stops it."""
     n = 1
     while True:
-        page = cl.read(Window(n, PER_PAGE_MAX))
+        if n == 1 and first is not None:
+            page = first
+            cl.pages += 1  # a page of the scan, read by its probe
+        else:
+            page = cl.read(Window(n, PER_PAGE_MAX))
         pages.append(page)
         if not page.full:
             return
@@ -121,3 +141,78 @@ def _items(pages: List[Any]) -> List[Dict[str, Any]]:
         for item in page.items:
             by_id[item["id"]] = item
     return [by_id[i] for i in sorted(by_id)]
+
+
+# --------------------------------------------------------------------------- one list's edits
+
+
+def digest(record: Optional[Mapping[str, Any]]) -> Optional[str]:
+    """The SHA-256 of a watermark's canonical JSON (what a probe was measured for)."""
+    if record is None:
+        return None
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def valid_edits_hint(hint: Any) -> bool:
+    return (isinstance(hint, dict) and set(hint) == {"record", "since", "probes"}
+            and isinstance(hint["record"], str) and len(hint["record"]) == 64
+            and valid_hint({"since": hint["since"], "probes": hint["probes"]}))
+
+
+@dataclass
+class EditRead:
+    """One list's edits at one flagged check."""
+
+    edited: List[Dict[str, Any]] = field(default_factory=list)  # to return, oldest id first
+    left_out: Dict[str, int] = field(default_factory=dict)       # filtered-out edits, by why
+    record: Optional[Dict[str, Any]] = None  # the watermark the cursor carries
+    hint: Optional[Dict[str, Any]] = None    # {record, since, probes} for the next poll
+    more_available: bool = False             # edits left for a later check (--limit)
+    truncated: bool = False                  # --max-pages cut the read
+    not_modified: bool = False               # every probe answered 304
+    established: bool = False
+    pages: int = 0
+    warnings: List[str] = field(default_factory=list)
+
+
+def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str, Any]],
+               establish_from: Optional[str], at_or_before: Callable[[int], bool],
+               returned_new: Sequence[Mapping[str, Any]], limit: Optional[int],
+               reason: Optional[Callable[[Mapping[str, Any]], Optional[str]]],
+               max_pages: int, hint: Optional[Mapping[str, Any]]) -> EditRead:
+    """One list's part of a flagged check (see the module docstring). `previous`: the
+    stored watermark (None: establish one from `establish_from`, a GitHub time the cursor
+    holds, or from 1970 on a list with nothing to date it)."""
+    out = EditRead()
+    if previous is not None and not edits.valid(previous):
+        previous = None
+    want = edits.since_of(previous["through"]) if previous else (
+        establish_from if edits.parse_time(establish_from) else edits.EPOCH)
+    url_since, probe = want, None
+    if (previous is not None and valid_edits_hint(hint) and hint["record"] == digest(previous)
+            and _reusable(hint["since"], want)):
+        url_since, probe = hint["since"], {"since": hint["since"], "probes": hint["probes"]}
+    r = read(client, path, what, url_since, max_pages, probe)
+    out.pages, out.not_modified, out.truncated = r.pages, r.not_modified, not r.whole
+    out.warnings.extend(r.warnings)
+    floor = edits.parse_time(want)
+    items = [i for i in r.items if (edits.parse_time(i.get("updated_at")) or floor) >= floor]
+    d = edits.decide(previous, items, r.whole and not r.not_modified, at_or_before,
+                     returned_new, limit, reason, establish_from, what)
+    out.edited = list(d.edited)  # type: ignore[arg-type]
+    for _raw, why in d.left_out:
+        out.left_out[why] = out.left_out.get(why, 0) + 1
+    out.record, out.established = d.record, d.established
+    out.more_available = bool(d.cut)
+    out.warnings.extend(d.warnings)
+    probes = r.probes if (r.whole or r.not_modified) else []
+    if probes and out.record is not None and not d.cut:
+        out.hint = {"record": digest(out.record), "since": url_since, "probes": probes}
+    return out
+
+
+def _reusable(probe_since: str, want: str) -> bool:
+    a, b = edits.parse_time(probe_since), edits.parse_time(want)
+    return (a is not None and b is not None and a <= b
+            and (b - a).total_seconds() <= REUSE_SECONDS)
