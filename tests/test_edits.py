@@ -122,10 +122,10 @@ def test_a_new_comment_edited_between_the_two_reads_is_reported_later_not_now():
     prev = edits.make(iso(0), [])
     returned = [item(9, 100, 100, "as returned")]
     since_items = [item(9, 100, 120, "edited after the id read")]
-    d = edits.decide(prev, since_items, True, lambda i: i <= 5, returned, 20, None, None)
+    d = edits.decide(prev, since_items, True, lambda r: r["id"] <= 5, returned, 20, None, None)
     assert d.edited == []
     assert d.record["seen"] == [[9, iso(100), edits.body_sha256("as returned")]]
-    later = edits.decide(d.record, since_items, True, lambda i: i <= 9, [], 20, None, None)
+    later = edits.decide(d.record, since_items, True, lambda r: r["id"] <= 9, [], 20, None, None)
     assert [r["id"] for r in later.edited] == [9]
 
 
@@ -242,7 +242,7 @@ def run_model(events, *, overlap=True, dedup=True, exclusive=False):
             prev = before = record
             if prev is not None and not dedup:
                 prev = dict(prev, seen=[])
-            d = edits.decide(prev, since_items, True, lambda i, c=cursor: i <= c, new, None,
+            d = edits.decide(prev, since_items, True, lambda r, c=cursor: r["id"] <= c, new, None,
                              None, None)
             if record is not None:
                 got = {r["id"] for r in d.edited}
@@ -381,7 +381,7 @@ def test_one_lists_edits_establish_then_report_once_and_idle_at_304(listed):
 
     fake, client, ids = listed
     created = fake.get_comment(ids[-1])["created_at"]
-    handled = lambda i: i <= ids[-1]  # noqa: E731
+    handled = lambda r: r["id"] <= ids[-1]  # noqa: E731
 
     def check(record, hint):
         fake.clear_log()

@@ -262,8 +262,9 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
 
     previous      the stored watermark (None: establish it at this check)
     since_items   what the `since` read returned (ascending id); `whole`: nothing was cut
-    at_or_before  a test on an item id: at or before the previous id cursor (edits are of
-                  handled comments; later ones are new)
+    at_or_before  a test on an item: handled under the previous id cursor (edits are of
+                  handled comments; later ones are new). Asked only of edits, so a test
+                  that costs a request (a pull request's review list) is rarely paid
     returned_new  the new items this check returns (their pairs are given)
     limit         --limit for edited items (None: no bound)
     reason        why the filters leave an item out (None: kept)
@@ -285,11 +286,11 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     seen = index(previous["seen"])
     passed: List[Entry] = []
     candidates = []
+    new_ids_seen = {e[0] for e in new_pairs}
     for raw in since_items:
-        if not at_or_before(raw["id"]):
-            continue
         if is_edit(raw, seen):
-            candidates.append(raw)
+            if raw["id"] not in new_ids_seen and at_or_before(raw):
+                candidates.append(raw)
         elif raw["id"] in seen:
             passed.append(entry_of(raw))  # a bump with the same text: keep its newer pair
     kept = 0
