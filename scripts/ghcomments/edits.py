@@ -336,3 +336,14 @@ def carry(previous: Optional[Mapping[str, Any]], returned: Sequence[Mapping[str,
         return None
     pairs = [entry_of(r) for r in returned]
     return make(previous["through"], merge(previous["seen"], pairs))
+
+
+def summarize(doc: Any) -> Any:
+    """A document for stdout: every watermark (a valid record under an `edits` key) shown
+    as `{through, seen_count}`; the files hold it whole."""
+    if isinstance(doc, list):
+        return [summarize(v) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    return {k: (public(v) if k == "edits" and valid(v) else summarize(v))
+            for k, v in doc.items()}
