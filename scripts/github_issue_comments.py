@@ -9,7 +9,8 @@ Entry scripts call these functions and nothing else:
 
 The implementation lives in the package `ghcomments/` beside this file, one module per seam:
 errors, config (repository, URLs, token), transport (requests or `gh api`), client (retries,
-rate limits, links), scan (the comment-list algorithms), normalize, state, monitor, render, cli.
+rate limits, links), scan (the comment-list algorithms), normalize, state, engine
+(the round; layouts, hints, confirm, selectors), render, cli.
 """
 
 from __future__ import annotations
@@ -35,17 +36,14 @@ from ghcomments.cli import (  # noqa: F401
     positive_int,
     run,
 )
+from ghcomments.confirm import confirm
+from ghcomments.engine import Round
 from ghcomments.errors import UsageError  # noqa: F401
 from ghcomments.filters import parse_ignore
-from ghcomments.monitor import (
-    DEFAULT_LIMIT,
-    DEFAULT_MAX_PAGES,
-    Monitor,
-    Options,
-    PullRequestRound,
-    Round,
-)
+from ghcomments.layouts import Monitor, PullRequestRound
+from ghcomments.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
 from ghcomments.render import monitor_summary
+from ghcomments.selectors import fetch
 from ghcomments.wait import Wait
 
 Result = Tuple[Dict[str, Any], Any]
@@ -131,11 +129,11 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     ctx = Context(args)
     round_ = _round(ctx, args, network=not args.confirm_updates)
     if args.confirm_updates:
-        return _shaped(round_.confirm(args.snapshot_id, args.through, args.force), args)
+        return _shaped(confirm(round_, args.snapshot_id, args.through, args.force), args)
     limit = args.limit
     if limit is None and (selector == "checkpoint" or ctx.pr is not None):
         limit = DEFAULT_LIMIT
-    return _shaped(round_.fetch(selector, value, limit, args.update_state, args.force), args)
+    return _shaped(fetch(round_, selector, value, limit, args.update_state, args.force), args)
 
 
 def get_pr_comments(args: argparse.Namespace) -> Result:

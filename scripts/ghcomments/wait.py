@@ -27,7 +27,7 @@ from typing import Any, Dict, Optional, Tuple
 from .errors import AuthError, UsageError
 from .filters import add_counts
 from .interrupt import Interrupted
-from .monitor import interrupted_doc
+from .reading import interrupted_doc
 
 MIN_INTERVAL = 5.0
 MAX_SECONDS = 3600.0
