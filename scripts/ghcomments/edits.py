@@ -347,3 +347,15 @@ def summarize(doc: Any) -> Any:
         return doc
     return {k: (public(v) if k == "edits" and valid(v) else summarize(v))
             for k, v in doc.items()}
+
+
+def partial(stored: Optional[Mapping[str, Any]], snapshot: Any, passed: Iterable[int]
+            ) -> Optional[Dict[str, Any]]:
+    """The watermark a partial confirm (`--through`) writes: W kept (a write without the
+    flag), the snapshot's pairs of the comments it passes added. None without a stored one;
+    a snapshot watermark of the wrong shape adds nothing."""
+    if stored is None:
+        return None
+    ids = set(passed)
+    pairs = [e for e in snapshot["seen"] if e[0] in ids] if valid(snapshot) else []
+    return make(stored["through"], merge(stored["seen"], pairs))

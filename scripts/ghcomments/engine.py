@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import normalize
+from . import edits, normalize
 from .errors import UsageError
 from .filters import whoami
 from .hints import HintCache
@@ -39,6 +39,7 @@ class Round:
 
     label = "issue"
     shown_keys: Tuple[str, ...] = ("new_comments",)
+    edit_keys: Tuple[str, ...] = ("edited_comments",)  # with --include-edits (section 19)
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, store: StateStore,
                  options: Options, max_pages: int) -> None:
@@ -190,6 +191,12 @@ class Round:
                                            o.include_system)
             shown.update(items)
             filtered.update(counts)
+            edited, left = stream.edits_after(cursor, batch, hints.get(kind), limit,
+                                              o.include_edits, o.max_body_chars,
+                                              o.reveal_hidden)
+            if edited is not None:
+                shown[stream.edits_key] = edited
+                filtered[stream.edits_filtered] = left
         reading = Reading(batches, shown, {k: v for k, v in filtered.items() if v})
         if reading.returned:
             self.on_items(reading)
@@ -212,9 +219,10 @@ class Round:
         batches = reading.batches
         doc = self.base_doc()
         doc["has_updates"] = reading.returned
-        for key in self.shown_keys:
-            doc[key] = reading.shown[key]
-            doc[key[:-1] + "_count"] = len(reading.shown[key])
+        for key in self.shown_keys + self.edit_keys:
+            if key in reading.shown:
+                doc[key] = reading.shown[key]
+                doc[key[:-1] + "_count"] = len(reading.shown[key])
         doc["more_available"] = reading.more_available
         doc.update(self.extra_fields(reading, previous))
         doc.update({
@@ -266,7 +274,7 @@ class Round:
             if doc is None:
                 doc = self.document(previous, self.empty_reading(previous), {})
             return interrupted_doc(doc, stop)
-        return doc
+        return edits.summarize(doc)  # stdout shows each watermark as {through, seen_count}
 
 
 
