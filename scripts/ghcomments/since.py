@@ -13,9 +13,10 @@ last. An idle poll is one conditional request per page, answered 304 (free).
 `read_edits` is one list's part of a flagged check: the read from the watermark (or, to
 establish one, from a GitHub time the cursor holds), edits.py's decision, and the probe for the
 next poll. The probe is kept with the URL it was measured on: a later watermark reuses it while
-its `since` is at most REUSE_SECONDS earlier (the read keeps only what is updated since the
-watermark's own `since`, so the answer is the same), so a watermark that moves does not cost
-a read of a new URL. It is keyed by the digest of the watermark it was measured for: a probe
+its `since` is at most REUSE_SECONDS earlier and it is one page (the read keeps only what is
+updated since the watermark's own `since`, so the answer is the same), so a watermark that
+moves does not cost a read of a new URL; a probe of several pages is re-anchored at the
+watermark's own `since` by one read, so an idle poll never asks more pages than that window has. It is keyed by the digest of the watermark it was measured for: a probe
 answered 304 means nothing in the window changed since that watermark was computed.
 
 Used by the round for `--include-edits` (edits.py decides what the read means).
@@ -191,7 +192,8 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
         establish_from if edits.parse_time(establish_from) else edits.EPOCH)
     url_since, probe = want, None
     if (previous is not None and valid_edits_hint(hint) and hint["record"] == digest(previous)
-            and _reusable(hint["since"], want)):
+            and (hint["since"] == want or (len(hint["probes"]) == 1
+                                           and _reusable(hint["since"], want)))):
         url_since, probe = hint["since"], {"since": hint["since"], "probes": hint["probes"]}
     r = read(client, path, what, url_since, max_pages, probe)
     out.pages, out.not_modified, out.truncated = r.pages, r.not_modified, not r.whole

@@ -182,6 +182,9 @@ class Stream:
         old_hint = hint.get("edits") if isinstance(hint, dict) else None
         shown: Optional[List[Dict[str, Any]]] = None
         left: Dict[str, int] = {}
+        base = batch.cursor if batch.cursor is not None else previous
+        if base is None:  # a first look at an empty list: no cursor to carry a watermark
+            return ([] if flagged else None), left
         if flagged:
             er = since.read_edits(
                 self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
@@ -199,15 +202,13 @@ class Stream:
         else:
             record = edits.carry(stored, self.returned(batch)) if stored else None
             new_hint = old_hint
-        base = batch.cursor if batch.cursor is not None else previous
-        if base is not None:  # else a first look at an empty list: nothing to carry it yet
-            batch.cursor = with_edits(base, record)
-            if isinstance(batch.hint, dict):
-                batch.hint = {k: v for k, v in batch.hint.items() if k != "edits"}
-                if new_hint is not None:
-                    batch.hint["edits"] = new_hint
-                if "cursor" in batch.hint:  # a hint naming its cursor names the final one
-                    batch.hint["cursor"] = batch.cursor
+        batch.cursor = with_edits(base, record)
+        if isinstance(batch.hint, dict):
+            batch.hint = {k: v for k, v in batch.hint.items() if k != "edits"}
+            if new_hint is not None:
+                batch.hint["edits"] = new_hint
+            if "cursor" in batch.hint:  # a hint naming its cursor names the final one
+                batch.hint["cursor"] = batch.cursor
         return shown, left
 
     def _count(self, counts: Dict[str, int], why: str, n: int = 1) -> None:
