@@ -345,3 +345,22 @@ def test_edits_are_not_read_by_a_plain_run_of_the_scripts(issue, agent, tmp_path
                    "--root", tmp_path, env=script_env(issue))
     assert r.code == 0 and "edited_comments" not in r.json
     assert since_reads(issue) == []
+
+
+def test_establishing_on_an_old_checkpoint_reads_only_the_last_hours_window(issue, agent):
+    old = issue.add_comments(OWNER, NAME, ISSUE, 300)  # a minute apart: five hours
+    c = agent.latest("--since-comment-id", old[9], "--limit", 1, "--update-state")
+    assert c.code == 0 and c.json["state_updated"] is True, c
+    cut = agent.check(FLAG, "--limit", 5)  # a batch cut short: establishing waits
+    assert cut.code == 0 and cut.json["more_available"] is True, cut
+    assert since_reads(issue) == [] and "edits" not in cut.json["recommended_checkpoint"]
+    r = agent.check(FLAG, "--limit", 300)  # reaches the end: established from its last hour
+    assert r.code == 0, r
+    reads = since_reads(issue)
+    assert len(reads) == 1 and reads[0].status == 200  # not the 290 comments since the cursor
+    assert len(json.loads(reads[0].response_body)) <= 62
+    assert r.json["edited_comments"] == [] and "edits" in r.json["recommended_checkpoint"]
+    agent.confirm(r.json["snapshot_id"])
+    issue.advance(60)
+    issue.edit_comment(old[5], "an old one, edited now")
+    assert ids(agent.check(FLAG, "--limit", 5).json["edited_comments"]) == [old[5]]

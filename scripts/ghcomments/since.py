@@ -16,8 +16,9 @@ next poll. The probe is kept with the URL it was measured on: a later watermark 
 its `since` is at most REUSE_SECONDS earlier and it is one page (the read keeps only what is
 updated since the watermark's own `since`, so the answer is the same), so a watermark that
 moves does not cost a read of a new URL; a probe of several pages is re-anchored at the
-watermark's own `since` by one read, so an idle poll never asks more pages than that window has. It is keyed by the digest of the watermark it was measured for: a probe
-answered 304 means nothing in the window changed since that watermark was computed.
+watermark's own `since` by one read, so an idle poll never asks more pages than that window
+has. It is keyed by the digest of the watermark it was measured for: a probe answered 304
+means nothing in the window changed since that watermark was computed.
 
 Used by the round for `--include-edits` (edits.py decides what the read means).
 """

@@ -12,6 +12,7 @@ A pull request's reviews are the other stream: review_stream.py (its read), revi
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -185,6 +186,10 @@ class Stream:
         base = batch.cursor if batch.cursor is not None else previous
         if base is None:  # a first look at an empty list: no cursor to carry a watermark
             return ([] if flagged else None), left
+        if flagged and stored is None and batch.more_available is not False:
+            # Establishing reports nothing: wait for the check that reaches the end of the
+            # list, where the newest comment bounds the read (a batch cut short does not)
+            return [], left
         if flagged:
             er = since.read_edits(
                 self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
@@ -265,10 +270,20 @@ class ConversationStream(Stream):
 
     def establish_from(self, previous: Optional[Dict[str, Any]], batch: Batch
                        ) -> Optional[str]:
-        """The checkpoint comment's `created_at`; on a first look the oldest returned one's."""
-        if previous is not None:
-            return previous.get("last_comment_created_at")
-        return batch.items[0].get("created_at") if batch.items else None
+        """The checkpoint comment's `created_at` (on a first look the oldest returned one's),
+        but not before the hour ending at the newest comment's creation: the next `since`
+        read starts at W - 1 hour, W at least that creation, so an older start reads only
+        what no later read meets again (an old checkpoint, or --after-comment-id, whose time
+        is not known, would read the whole list)."""
+        start = (previous.get("last_comment_created_at") if previous is not None
+                 else batch.items[0].get("created_at") if batch.items else None)
+        newest = edits.parse_time((batch.latest or {}).get("created_at"))
+        if newest is None:
+            return start
+        floor = edits.format_time(newest - _dt.timedelta(seconds=edits.OVERLAP_SECONDS))
+        begun = edits.parse_time(start)
+        return floor if begun is None or begun < newest - _dt.timedelta(
+            seconds=edits.OVERLAP_SECONDS) else start
 
     def handled(self, previous: Optional[Dict[str, Any]], batch: Batch
                 ) -> Callable[[Dict[str, Any]], bool]:
