@@ -328,13 +328,13 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
 def carry(previous: Optional[Mapping[str, Any]], returned: Sequence[Mapping[str, Any]]
           ) -> Optional[Dict[str, Any]]:
     """A write without the flag (a check without it, --update-state, --through): W kept, the
-    returned items added to `seen` (so an item returned as new is not reported as edited
-    later unless it changes again); pruning drops those an hour older than W. No cap: only a
-    flagged check applies it. None stays None (no watermark until a flagged check
-    establishes one)."""
+    returned items that were ever edited (`updated_at` != `created_at`) added to `seen`, so
+    an item returned as new is not reported as edited later unless it changes again. Only
+    those: `seen` grows with no cap while the flag is off (only a flagged check applies it).
+    None stays None (no watermark until a flagged check establishes one)."""
     if previous is None:
         return None
-    pairs = [entry_of(r) for r in returned]
+    pairs = [entry_of(r) for r in returned if edited_since_given(r)]
     return make(previous["through"], merge(previous["seen"], pairs))
 
 
