@@ -364,3 +364,14 @@ def test_establishing_on_an_old_checkpoint_reads_only_the_last_hours_window(issu
     issue.advance(60)
     issue.edit_comment(old[5], "an old one, edited now")
     assert ids(agent.check(FLAG, "--limit", 5).json["edited_comments"]) == [old[5]]
+
+
+def test_the_summary_format_lists_edited_comments_after_the_new_ones(issue, agent):
+    old = issue.add_comments(OWNER, NAME, ISSUE, 3)
+    settle(agent, FLAG)
+    issue.advance(60)
+    issue.edit_comment(old[1], "LGTM, but rename \x1b[31mthis")
+    r = agent.check(FLAG, "--format", "summary")
+    assert r.code == 0, r
+    assert "edited since handled: 1 comment(s)" in r.stdout
+    assert "LGTM, but rename <U+001B>[31mthis" in r.stdout and "\x1b" not in r.stdout
