@@ -564,8 +564,115 @@ class IssueEditsModel(IssueModel):
         assert stale == [], f"edits lost: {stale[:10]}"
 
 
-@pytest.mark.parametrize("machine", [IssueModel, PullRequestModel, IssueEditsModel],
-                         ids=["issue", "pr", "issue-edits"])
+class PullRequestEditsModel(PullRequestModel):
+    """The pull-request machine with inline comments edited (several in one second) and every
+    check, wait and settle passing --include-edits; the third oracle on the inline comments
+    of passed reviews: no report repeats a text the agent has, and after settling the agent
+    holds the current text of every one edited after the watermark was first confirmed."""
+
+    settle_most = 4  # with the flag: one more conditional request per list
+
+    def __init__(self):
+        super().__init__()
+        self.known = {}
+        self.baseline = None
+        self.dirty = set()
+        self.edit_log = []
+        self._read_at = 0
+
+    def body_of(self, cid):
+        return self.fake.store.review_comments[cid].body
+
+    @rule(pick=st.integers(0, 10**6), tick=st.sampled_from([0, 0, 1, 61]))
+    def edit_inline(self, pick, tick):
+        ids = self.fake.review_comment_ids(OWNER, NAME, PR)
+        if not ids:
+            return
+        cid = ids[pick % len(ids)]
+        self.fake.advance(tick)
+        import datetime as _dt
+        created = self.fake.store.review_comments[cid].created_at
+        at = max(self.fake.clock, created + _dt.timedelta(seconds=1))
+        self.fake.edit_review_comment(cid, f"edited {pick} at {at.isoformat()}", at=at)
+        self.edit_log.append(cid)
+        if self.baseline is not None:
+            self.dirty.add(cid)
+
+    def checked(self, a, *args):
+        r = a.check(FLAG, *args)
+        assert r.code == 0, r
+        for c in r.json.get("edited_review_comments") or []:
+            assert self.known.get(c["id"]) != c["body"], \
+                f"edit of inline comment {c['id']} returned twice"
+        self._read_bodies = {i: self.body_of(i)
+                             for i in self.fake.review_comment_ids(OWNER, NAME, PR)}
+        self._read_at = len(self.edit_log)
+        return r
+
+    def took(self, doc, before):
+        super().took(doc, before)
+        if self._checkpoint() == before:
+            return
+        for c in (doc.get("new_review_comments") or []) + (
+                doc.get("edited_review_comments") or []):
+            self.known[c["id"]] = c["body"]
+        mark = json.loads(self.agent().file().read_text()).get("reviews") or {}
+        if self.baseline is None and mark.get("edits") is not None:
+            self.baseline = self._read_bodies
+            self.known.update(self.baseline)
+            self.dirty = set(self.edit_log[self._read_at:])
+
+    @rule(limit=st.sampled_from([2, 20, 100]), humans=st.booleans())
+    def check_and_confirm(self, limit, humans):
+        a = self.agent()
+        r = self.checked(a, "--limit", limit, "--max-pages", 50,
+                         *(["--humans-only"] if humans else []))
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule(seconds=st.sampled_from([10, 40]))
+    def wait(self, seconds):
+        a = self.agent()
+        if not a.file().exists():
+            return
+        r = self.checked(a, "--wait", seconds, "--poll-interval", 5, "--max-pages", 50)
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule()
+    def settle(self):
+        a = self.agent()
+        for _ in range(60):
+            r = self.checked(a, "--limit", 100, "--max-pages", 50)
+            before = self._checkpoint()
+            c = a.confirm(r.json["snapshot_id"])
+            assert c.code == 0, c
+            self.took(r.json, before)
+            if not r.json["has_updates"] and not r.json["more_available"]:
+                break
+        for _ in range(2):
+            r = a.check(FLAG)
+            assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = a.statuses()
+        assert 1 <= len(seen) <= self.settle_most and set(seen) == {304}, a.fake.requests
+
+    def teardown(self):
+        super().teardown()
+        if self.baseline is None:
+            return
+        visible = set(self.fake.review_comment_ids(OWNER, NAME, PR))
+        stale = sorted(i for i in self.dirty if i in visible
+                       and self.known.get(i) != self.body_of(i))
+        assert stale == [], f"inline edits lost: {stale[:10]}"
+
+
+@pytest.mark.parametrize("machine", [IssueModel, PullRequestModel, IssueEditsModel,
+                                     PullRequestEditsModel],
+                         ids=["issue", "pr", "issue-edits", "pr-edits"])
 def test_model_loses_nothing_repeats_nothing_and_settles(fake, tmp_path_factory, machine):
     class Bound(machine):
         pass
