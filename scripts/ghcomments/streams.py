@@ -201,7 +201,7 @@ class Stream:
             shown = [self.present_edit(r, max_body_chars, reveal_hidden) for r in er.edited]
             left = dict(er.left_out)
             record, new_hint = er.record, er.hint
-            if er.more_available:
+            if er.more_available or er.truncated:  # edits left for a later check
                 batch.more_available = True
             batch.truncated = batch.truncated or er.truncated
         else:
