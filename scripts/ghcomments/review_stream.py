@@ -74,8 +74,9 @@ class ReviewStream(Stream):
 
     def establish_from(self, previous: Optional[Dict[str, Any]], batch: Batch
                        ) -> Optional[str]:
-        """The cursor's newest submission (a comment of a passed review was written before
-        it); on a first look the oldest returned review's; else from 1970 (every comment)."""
+        """The cursor's newest submission; on a first look the oldest returned review's;
+        else from 1970 (every comment). The read covers the hour before it, and W is at
+        least it, so a later read from W - 1 hour meets only pairs this read recorded."""
         if previous is not None:
             return previous.get("last_submitted_at")
         dated = sorted((r for r, _c in batch.items if is_dated(r)), key=review_key)

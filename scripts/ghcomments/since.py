@@ -184,13 +184,15 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
                reason: Optional[Callable[[Mapping[str, Any]], Optional[str]]],
                max_pages: int, hint: Optional[Mapping[str, Any]]) -> EditRead:
     """One list's part of a flagged check (see the module docstring). `previous`: the
-    stored watermark (None: establish one from `establish_from`, a GitHub time the cursor
-    holds, or from 1970 on a list with nothing to date it)."""
+    stored watermark (None: establish one at `establish_from`, a GitHub time A: the read
+    starts an hour before it and W is at least A, so every later read, from W - 1 hour on,
+    meets only pairs this read recorded or later ones; from 1970 on a list with nothing to
+    date it)."""
     out = EditRead()
     if previous is not None and not edits.valid(previous):
         previous = None
     want = edits.since_of(previous["through"]) if previous else (
-        establish_from if edits.parse_time(establish_from) else edits.EPOCH)
+        edits.since_of(establish_from) if edits.parse_time(establish_from) else edits.EPOCH)
     url_since, probe = want, None
     if (previous is not None and valid_edits_hint(hint) and hint["record"] == digest(previous)
             and (hint["since"] == want or (len(hint["probes"]) == 1

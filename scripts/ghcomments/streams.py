@@ -12,7 +12,6 @@ A pull request's reviews are the other stream: review_stream.py (its read), revi
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -270,20 +269,15 @@ class ConversationStream(Stream):
 
     def establish_from(self, previous: Optional[Dict[str, Any]], batch: Batch
                        ) -> Optional[str]:
-        """The checkpoint comment's `created_at` (on a first look the oldest returned one's),
-        but not before the hour ending at the newest comment's creation: the next `since`
-        read starts at W - 1 hour, W at least that creation, so an older start reads only
-        what no later read meets again (an old checkpoint, or --after-comment-id, whose time
-        is not known, would read the whole list)."""
-        start = (previous.get("last_comment_created_at") if previous is not None
-                 else batch.items[0].get("created_at") if batch.items else None)
-        newest = edits.parse_time((batch.latest or {}).get("created_at"))
-        if newest is None:
-            return start
-        floor = edits.format_time(newest - _dt.timedelta(seconds=edits.OVERLAP_SECONDS))
-        begun = edits.parse_time(start)
-        return floor if begun is None or begun < newest - _dt.timedelta(
-            seconds=edits.OVERLAP_SECONDS) else start
+        """The newest comment's `created_at` (known from the id read; else the checkpoint
+        comment's, or on a first look the oldest returned one's): the read covers the hour
+        before it, all a later read from W - 1 hour can meet, however old the checkpoint."""
+        newest = (batch.latest or {}).get("created_at")
+        if edits.parse_time(newest) is not None:
+            return newest
+        if previous is not None:
+            return previous.get("last_comment_created_at")
+        return batch.items[0].get("created_at") if batch.items else None
 
     def handled(self, previous: Optional[Dict[str, Any]], batch: Batch
                 ) -> Callable[[Dict[str, Any]], bool]:
