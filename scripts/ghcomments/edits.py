@@ -338,6 +338,22 @@ def carry(previous: Optional[Mapping[str, Any]], returned: Sequence[Mapping[str,
     return make(previous["through"], merge(previous["seen"], pairs))
 
 
+def after_cut(stored: Optional[Mapping[str, Any]], record: Optional[Mapping[str, Any]],
+              dropped: Iterable[int], edits_dropped: bool) -> Optional[Dict[str, Any]]:
+    """The watermark of a check that `--max-total` cut (section 18; the inbox): the dropped
+    items' entries back to what `stored` held (they were not given), and W back to the stored
+    one when an edit was dropped (the next flagged read meets it again: returned once).
+    Dropping only new items keeps W: they come back by the id cursor, as new."""
+    if record is None:
+        return None
+    ids = set(dropped)
+    old = index(stored["seen"]) if valid(stored) else {}
+    seen = [e for e in record["seen"] if e[0] not in ids] + [old[i] for i in ids if i in old]
+    if edits_dropped and valid(stored):
+        return make(stored["through"], merge(stored["seen"], seen))  # type: ignore[index]
+    return make(record["through"], seen)
+
+
 def summarize(doc: Any) -> Any:
     """A document for stdout: every watermark (a valid record under an `edits` key) shown
     as `{through, seen_count}`; the files hold it whole."""

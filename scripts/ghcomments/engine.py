@@ -218,10 +218,11 @@ class Round:
         prev = previous or {}
         batches = {}
         for kind, batch in reading.batches.items():
+            stream = self.streams[kind]
             n = keep.get(kind, len(batch.items))
-            batches[kind] = (batch if n >= len(batch.items)
-                             else self.streams[kind].cut(batch, prev.get(kind), n,
-                                                         previous is None))
+            e = keep.get(stream.edits_key, len(batch.edited or []))
+            batches[kind] = (batch if n >= len(batch.items) and e >= len(batch.edited or [])
+                             else stream.cut(batch, prev.get(kind), n, previous is None, e))
         return self.present(batches)
 
     def position(self, previous: Cursors, reading: Reading

@@ -145,18 +145,34 @@ class Stream:
         by kind; every decision is made on the raw item."""
         raise NotImplementedError
 
-    def cut(self, batch: Batch, previous: Optional[Dict[str, Any]], keep: int, tail: bool
-            ) -> Batch:
-        """`batch` with only `keep` of its items (--max-total, budget.py): after a cursor the
-        oldest, the cursor past the last kept one and more available (no hint: something lies
-        after the cursor); without one (`tail`) the newest, the older ones not returned."""
-        if tail:
+    def cut(self, batch: Batch, previous: Optional[Dict[str, Any]], keep: int, tail: bool,
+            keep_edits: Optional[int] = None) -> Batch:
+        """`batch` with only `keep` of its items and `keep_edits` of its edited ones
+        (--max-total, budget.py): after a cursor the oldest, the cursor past the last kept one
+        and more available (no hint: something lies after the cursor); without one (`tail`)
+        the newest, the older ones not returned. The cursor's edit watermark records only
+        what is returned, and stays where it was when an edit is dropped (edits.after_cut)."""
+        if tail:  # no cursor: a first look establishes its watermark and reports no edit
             dropped = len(batch.items) - keep
             return replace(batch, items=batch.items[dropped:],
                            older_not_returned=(batch.older_not_returned or 0) + dropped)
-        items = batch.items[:keep]
-        return replace(batch, items=items, cursor=self.cursor_after(items, previous),
-                       hint=None, more_available=True)
+        out = batch
+        if keep < len(batch.items):
+            items = batch.items[:keep]
+            out = replace(batch, items=items, cursor=self.cursor_after(items, previous),
+                          hint=None, more_available=True)
+        edited = batch.edited or []
+        if keep_edits is not None and keep_edits < len(edited):
+            out = replace(out, edited=edited[:keep_edits], hint=None, more_available=True)
+        record = (batch.cursor or {}).get("edits")
+        if out is batch or record is None:
+            return out
+        kept_ids = {r["id"] for r in self.returned(out)} | {e["id"] for e in out.edited or []}
+        dropped = [r["id"] for r in self.returned(batch) if r["id"] not in kept_ids]
+        dropped += [e["id"] for e in edited if e["id"] not in kept_ids]
+        out.cursor = with_edits(out.cursor, edits.after_cut(
+            (previous or {}).get("edits"), record, dropped, len(out.edited or []) < len(edited)))
+        return out
 
     def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
                      ) -> Optional[Dict[str, Any]]:
