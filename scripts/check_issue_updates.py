@@ -43,7 +43,8 @@ def main(argv):
     g.add_argument("--include-edits", action="store_true",
                    help="also return comments at or before the checkpoint edited since they "
                    "were handled (edited_comments; with --pr also edited_review_comments); "
-                   "the first check with it only sets the edit watermark")
+                   "the first check with it only sets the edit watermark; with "
+                   "--follow/--followed, in each round")
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")

@@ -161,6 +161,10 @@ def test_an_edit_on_a_pull_request_round_through_the_inbox(gh, tmp_path):
     assert ids(pr["edited_comments"]) == [gh.made[7][1]]
     assert pr["edited_review_comments"] == []
     watermark_shapes_on_stdout(r.json)
+    text = inbox(gh, tmp_path, *follow(keys), FLAG, "--format", "summary")
+    assert text.code == 0, text
+    assert "edited since handled: 1 comment(s), 0 inline comment(s)" in text.stdout
+    assert "edited on the pull request" in text.stdout
 
 
 # --------------------------------------------------------------------------- --max-total
@@ -374,3 +378,21 @@ def test_edited_inline_comments_are_units_a_cut_returns_whole_later(gh, tmp_path
     assert c2.code == 0, c2
     r3 = inbox(gh, tmp_path, *follow(keys), FLAG)
     assert r3.json["conversations"] == [], r3.json["conversations"]
+
+
+def test_the_followed_listing_and_unfollow_show_watermarks_summarized(gh, tmp_path):
+    keys = [KEYS_I[0], KEYS_P[0]]
+    _rid, _inline = review(gh, PRS[0], 1)
+    settle(gh, tmp_path, keys)
+    listing = latest(gh, tmp_path, "--followed")
+    assert listing.code == 0, listing
+    assert len(gh.requests) == 0
+    rounds = {x["key"]: x["checkpoint"] for x in listing.json["rounds"]}
+    issue_cp, pr_cp = rounds[KEYS_I[0]], rounds[KEYS_P[0]]
+    for part in (issue_cp, pr_cp["conversation"], pr_cp["reviews"]):
+        assert set(part["edits"]) == {"through", "seen_count"}, part
+    assert pr_cp["reviews"]["edits"]["seen_count"] >= 1
+    gone = latest(gh, tmp_path, "--unfollow", KEYS_P[0])
+    assert gone.code == 0, gone
+    assert set(gone.json["checkpoint"]["reviews"]["edits"]) == {"through", "seen_count"}
+    assert '"seen"' not in listing.stdout + gone.stdout
