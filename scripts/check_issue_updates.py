@@ -9,6 +9,7 @@ updates file. Confirm it with get_latest_comments.py --confirm-updates once hand
 
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5
   python3 scripts/check_issue_updates.py --repo octo/demo --pr 7
+  python3 scripts/check_issue_updates.py --repo octo/demo --pr 7 --include-edits
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --limit 100 --retained triage
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --wait 540 \
       --after-comment-id 4309098042 --ignore-author @me
@@ -39,6 +40,11 @@ def main(argv):
     g.add_argument("--poll-interval", type=gic.positive_float("--poll-interval"), metavar="P",
                    help="with --wait: seconds between polls (default 30, at least 5; raised to "
                    "GitHub's X-Poll-Interval)")
+    g.add_argument("--include-edits", action="store_true",
+                   help="also return comments at or before the checkpoint edited since they "
+                   "were handled (edited_comments; with --pr also edited_review_comments); "
+                   "the first check with it only sets the edit watermark; with "
+                   "--follow/--followed, in each round")
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")

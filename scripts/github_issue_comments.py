@@ -64,7 +64,8 @@ def _options(args: argparse.Namespace) -> Options:
                    trusted_only=args.trusted_only,
                    humans_only=getattr(args, "humans_only", False),
                    ignore=parse_ignore(getattr(args, "ignore_author", None)),
-                   include_system=getattr(args, "include_system", False))
+                   include_system=getattr(args, "include_system", False),
+                   include_edits=getattr(args, "include_edits", False))
 
 
 def _shaped(doc: Dict[str, Any], args: argparse.Namespace) -> Result:

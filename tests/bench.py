@@ -3,8 +3,8 @@
 
     .venv/bin/python tests/bench.py                      # everything: 2.5 to 3 minutes, plus
                                                          # about 2.5 for parts 4 and 5,
-                                                         # 15 s for part 7 and 4 minutes for
-                                                         # part 8
+                                                         # 15 s for part 7, 4 minutes for
+                                                         # part 8 and about 1 for part 9
     .venv/bin/python tests/bench.py --runs 3 --sizes 100,1000 --no-handoff --no-pr --no-wait
     .venv/bin/python tests/bench.py --runs 1 --sizes 100 --no-handoff --no-wait --pr-runs 1
 
@@ -40,7 +40,9 @@ Nine parts, all against tests/fakegithub started in this process on 127.0.0.1 (n
    against one check per round and `gh api --paginate` per conversation (requests, points,
    wall time), and the inbox's idle `--wait 600` (time-scaled): requests a poll, points, the
    most in any minute, a poll's duration.
-9. The test suite: what the last `make test` recorded in .tmp/suite-time.json (wall time,
+9. Edits since they were handled (section 19): an idle poll of an issue and of a pull request
+   and an idle wait, without and with `--include-edits`, and the check that reports an edit.
+10. The test suite: what the last `make test` recorded in .tmp/suite-time.json (wall time,
    commit, date, load).
 
 Part 2 also runs the no-change poll paired with its floor (tests/poll_floor.py) and a bare
@@ -1488,6 +1490,114 @@ def measure_settle(h: Harness, comments: int = 1000) -> List[SettleRow]:
     return rows
 
 
+EDIT_RUNS = 5
+EDIT_WAIT_POLLS = 6
+
+
+@dataclass
+class EditRow:
+    what: str
+    plain: Cell
+    flagged: Cell
+
+
+def _settled_round(h: Harness, flag: str, number: int, token: str, root: Path,
+                   *args: str) -> None:
+    """Check and confirm until nothing is returned and the position does not move."""
+    for _ in range(6):
+        r = h.script("check_issue_updates.py", "--repo", REPOSITORY, flag, number, "--root",
+                     root, *args, token=token)
+        doc = h.report(r.json)
+        _confirm(h, flag, number, token, root, doc)
+        if not doc["has_updates"] and doc["previous_checkpoint"] == {
+                k: v for k, v in (doc["recommended_checkpoint"] or {}).items()
+                if k != "last_seen_comment_updated_at"}:
+            return
+
+
+def measure_edits(h: Harness, comments: int = 1000, runs: int = EDIT_RUNS,
+                  progress: Callable[[str], None] = lambda s: None) -> List[EditRow]:
+    """Section 19's cost: an idle poll of an issue and of a pull request, and an idle wait,
+    without and with --include-edits (each settled and confirmed first, runs interleaved);
+    and the check that reports an edit."""
+    flag = "--include-edits"
+    progress(f"--include-edits: idle polls and waits ({runs} runs)")
+    issue = h.new_issue(comments)
+    number = new_pull(h, 200, 40, 60)
+    rows = []
+    setups = {}
+    for mode in ("plain", "flagged"):
+        token, iroot, proot = h.token(), h.root(), h.root()
+        extra = (flag,) if mode == "flagged" else ()
+        _settled_round(h, "--issue", issue, token, iroot, *extra)
+        _settled_round(h, "--pr", number, token, proot, *extra)
+        setups[mode] = (token, iroot, proot, extra)
+
+    def poll(what: str, which: str, *args: str, scale: Optional[float] = None) -> EditRow:
+        cells = {"plain": Cell(), "flagged": Cell()}
+        for _ in range(runs):
+            for mode, cell in cells.items():
+                token, iroot, proot, extra = setups[mode]
+                target = ("--issue", issue, iroot) if which == "issue" else (
+                    "--pr", number, proot)
+
+                def run(target=target, token=token, extra=extra) -> int:
+                    env = h.script_env(token)
+                    if scale is not None:
+                        env["GH_MONITOR_TEST_TIME_SCALE"] = repr(scale)
+                    r = h._run([PY, str(SCRIPTS / "check_issue_updates.py"), "--repo",
+                                REPOSITORY, target[0], str(target[1]), "--root",
+                                str(target[2]), *extra, *args], env)
+                    doc = h.report(r.json)
+                    if doc["has_updates"]:
+                        raise BenchError(f"{what}: an idle poll found updates")
+                    return len(r.stdout)
+                sample = h.measure(token, run)
+                if set(sample.statuses) != {304}:
+                    raise BenchError(f"{what} ({mode}): not all 304: {sample.statuses}")
+                cell.samples.append(sample)
+        return EditRow(what, cells["plain"], cells["flagged"])
+
+    rows.append(poll(f"idle poll, issue of {comments:,} comments", "issue"))
+    rows.append(poll("idle poll, pull request (200 comments, 40 reviews)", "pr"))
+    scale = 0.05
+    rows.append(poll(f"idle wait of {EDIT_WAIT_POLLS} polls, issue (time × {scale:g})",
+                     "issue", "--wait", str((EDIT_WAIT_POLLS - 1) * 5), "--poll-interval", "5",
+                     scale=scale))
+    progress("--include-edits: a check that reports an edit")
+    token, iroot, _proot, extra = setups["flagged"]
+    edited = Cell()
+    for i in range(runs):
+        h.fake.advance(5)
+        h.fake.edit_comment(h.ids[issue][i * 7 % len(h.ids[issue])], f"edited {i}")
+        docs: List[dict] = []
+
+        def report(token=token, docs=docs) -> int:
+            r = h.check(issue, token, iroot, flag)
+            docs.append(h.report(r.json))
+            return len(r.stdout)
+        edited.samples.append(h.measure(token, report))
+        if docs[-1]["edited_comment_count"] != 1:
+            raise BenchError("the check after an edit did not report exactly it")
+        _confirm(h, "--issue", issue, token, iroot, docs[-1])
+    rows.append(EditRow("the check that reports one edit (issue)", Cell(), edited))
+    return rows
+
+
+def table_edits(rows: List[EditRow]) -> str:
+    lines = ["| | without `--include-edits` | with it |", "|---|---|---|"]
+
+    def cell(c: Cell) -> str:
+        if not c.samples:
+            return "—"
+        return (f"{spread(c.requests)} req · {spread(c.points)} pts · "
+                f"{fmt_ms(statistics.median(c.seconds))} ms "
+                f"({spread(c.seconds, fmt_ms)})")
+    for r in rows:
+        lines.append(f"| {r.what} | {cell(r.plain)} | {cell(r.flagged)} |")
+    return "\n".join(lines)
+
+
 def table_settle(rows: List[SettleRow]) -> str:
     lines = ["| event | the check that sees it | the next check (after the confirm) |",
              "|---|---|---|"]
@@ -2072,6 +2182,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="skip the inbox over 1, 10 and 100 conversations (part 8)")
     p.add_argument("--inbox-sizes", default=",".join(map(str, INBOX_SIZES)),
                    help="numbers of followed conversations (default 1,10,100)")
+    p.add_argument("--no-edits", action="store_true",
+                   help="skip the cost of --include-edits (part 9)")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -2101,6 +2213,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                   measure_wait(h, gh=bool(shutil.which("gh")), progress=progress))
         progress("after events")
         settled = measure_settle(h)
+        edit_rows = [] if args.no_edits else measure_edits(h, progress=progress)
         cycle_columns = [c for c in CYCLE_COLUMNS if c != "gh" or shutil.which("gh")]
         cycles = ([] if args.no_review else
                   measure_review_cycles(h, columns=cycle_columns, progress=progress))
@@ -2224,7 +2337,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "poll three ways, then the inbox's idle 10-minute wait.", "",
                 table_inbox(inbox, inbox_columns), "", table_inbox_wait(inbox), ""]
         doc += [f"- {line}" for line in inbox_findings(inbox, inbox_columns)] + [""]
-    doc += ["## 9. The test suite (section 20)", ""] + suite_time_lines() + [""]
+    if edit_rows:
+        doc += ["## 9. Edits since they were handled: the cost of `--include-edits` (section 19)",
+                "",
+                "Each round settled and confirmed first, with and without the flag (its own "
+                f"state root); then {EDIT_RUNS} runs of each, interleaved. Each cell: requests "
+                "(all answered 304 for the idle rows) · rate-limit points · wall time, median "
+                "(min–max). The flag adds one conditional request per comment list: the "
+                "`since` window's page.", "",
+                table_edits(edit_rows), ""]
+    doc += ["## 10. The test suite (section 20)", ""] + suite_time_lines() + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
     print(text)

@@ -176,3 +176,20 @@ def test_bench_inbox_small(harness):
     assert bench.table_inbox(rows, columns).count("\n") == 1 + len(rows)
     assert bench.table_inbox_wait(rows).count("\n") == 1 + len(rows)
     assert bench.inbox_findings(rows, columns)
+
+
+def test_bench_edits_small(harness):
+    """Part 9 small: --include-edits' idle polls and wait against plain ones (one more 304 per
+    list), and the check that reports one edit."""
+    rows = bench.measure_edits(harness, comments=30, runs=1)
+    issue, pr, wait, edit = rows
+    assert issue.plain.requests == [1] and issue.flagged.requests == [2]
+    assert pr.plain.requests == [2] and pr.flagged.requests == [4]
+    n = bench.EDIT_WAIT_POLLS
+    assert wait.plain.requests == [n] and wait.flagged.requests == [2 * n]
+    for r in (issue, pr, wait):
+        assert r.plain.points == [0] == r.flagged.points
+    # the `since` page answers 200; the conversation probe too here, where the edited comment
+    # is on the list's one page (on 1,000 comments it is 304: 1 point)
+    assert edit.flagged.requests == [2] and edit.flagged.points == [2]
+    assert bench.table_edits(rows).count("\n") == 1 + len(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import signal
 import socket
@@ -140,6 +141,64 @@ def test_since_keeps_comments_updated_at_or_after_it_and_stays_in_links(
     assert [c["id"] for c in r.json()] == [ids[0]]
     bad = api("GET", f"/repos/{O}/{R}/issues/5/comments", params={"since": "yesterday"})
     assert bad.status_code == 422
+
+
+def test_edits_move_updated_at_in_whole_seconds_and_several_can_share_one_second(
+    fake, api, issue
+):
+    ids = fake.add_comments(O, R, 5, 3, step_seconds=60)
+    fake.advance(10)
+    first = fake.edit_comment(ids[0], "one")
+    second = fake.edit_comment(ids[1], "two")  # the clock did not move: the same second
+    assert first["updated_at"] == second["updated_at"] == fake.clock.strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
+    assert first["updated_at"] != first["created_at"]
+    r = api(
+        "GET",
+        f"/repos/{O}/{R}/issues/5/comments",
+        params={"since": first["updated_at"]},
+    )
+    assert [c["id"] for c in r.json()] == ids[:2]
+
+
+def test_a_late_write_carries_an_earlier_updated_at_and_a_touch_keeps_the_body(
+    fake, api, issue
+):
+    ids = fake.add_comments(O, R, 5, 3, step_seconds=60)
+    fake.advance(600)
+    seen = fake.edit_comment(ids[2], "visible first")
+    late = fake.edit_comment(ids[0], "visible later", at=fake.clock - dt.timedelta(seconds=30))
+    assert late["updated_at"] < seen["updated_at"]
+    body = fake.get_comment(ids[1])["body"]
+    fake.advance(5)
+    touched = fake.touch_comment(ids[1])
+    assert touched["body"] == body and touched["updated_at"] > seen["updated_at"]
+    future = fake.edit_comment(ids[1], "from the future", at=fake.clock + dt.timedelta(days=3))
+    assert future["updated_at"] > touched["updated_at"]
+
+
+def test_since_can_be_made_exclusive_the_worst_reading_of_githubs_after(fake, api, issue):
+    ids = fake.add_comments(O, R, 5, 3, step_seconds=60)
+    at = fake.get_comment(ids[1])["updated_at"]
+    path = f"/repos/{O}/{R}/issues/5/comments"
+    assert [c["id"] for c in api("GET", path, params={"since": at}).json()] == ids[1:]
+    fake.since_mode = "exclusive"
+    assert [c["id"] for c in api("GET", path, params={"since": at}).json()] == ids[2:]
+
+
+def test_a_since_page_answers_304_until_an_edit_lands_in_it(fake, api, issue):
+    ids = fake.add_comments(O, R, 5, 3, step_seconds=60)
+    path = f"/repos/{O}/{R}/issues/5/comments"
+    params = {"since": fake.get_comment(ids[0])["created_at"], "per_page": 100, "page": 1}
+    first = api("GET", path, params=params)
+    etag = first.headers["ETag"]
+    again = api("GET", path, params=params, headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    fake.advance(1)
+    fake.edit_comment(ids[0], "changed")
+    changed = api("GET", path, params=params, headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.json()[0]["body"] == "changed"
 
 
 def test_repositories_id_path_serves_the_same_comments(fake, api, issue):

@@ -338,7 +338,291 @@ class PullRequestModel(RoundModel):
         assert sorted(lost) == [], "inline comments lost"
 
 
-@pytest.mark.parametrize("machine", [IssueModel, PullRequestModel], ids=["issue", "pr"])
+FLAG = "--include-edits"
+
+
+class IssueEditsModel(IssueModel):
+    """The issue machine with edits (CONTRACT section 19): edits of any comment, several in one
+    second, some visible late (an `updated_at` up to half an hour old); checks with and without
+    --include-edits, --update-state and partial confirms (--through) among the steps; and a
+    third oracle: every edit of a human comment made after the read of the snapshot whose
+    confirm set the watermark is returned exactly once (no report repeats a body the agent
+    already has) before a later confirmed watermark passes it (after settling with the flag,
+    the agent holds every such comment's current text)."""
+
+    settle_most = 2  # with the flag: one more conditional request, answered 304
+
+    def __init__(self):
+        super().__init__()
+        self.known = {}        # id -> the body the agent was given (confirmed)
+        self.baseline = None   # bodies when the confirmed watermark was first read
+        self.dirty = set()     # comments edited after the baseline
+        self.edit_log = []     # every edit's comment id, in order
+        self._read_at = 0      # len(edit_log) at the last check's read
+
+    # -- events --------------------------------------------------------------------------------
+    @rule(n=st.integers(1, 40), bot=st.booleans())
+    def arrive(self, n, bot):
+        made = self.fake.add_comments(OWNER, NAME, ISSUE, n, step_seconds=1,
+                                      user="ci[bot]" if bot else "alice",
+                                      user_type="Bot" if bot else "User")
+        if bot:
+            self.filtered |= set(made)
+
+    @rule(which=st.sampled_from(["newest", "checkpoint", "old"]), pick=st.integers(0, 10**6),
+          tick=st.sampled_from([0, 0, 1, 61]), lag=st.sampled_from([0, 0, 5, 1800]))
+    def edit(self, which, pick, tick, lag):
+        """An edit now (several may share a second), or one visible `lag` seconds late."""
+        cid = self._pick(which, pick)
+        if cid is None:
+            return
+        self.fake.advance(tick)
+        import datetime as _dt
+        current = _dt.datetime.fromisoformat(
+            self.fake.get_comment(cid)["updated_at"].replace("Z", "+00:00"))
+        # never older than the version it replaces (GitHub's times only grow), and never the
+        # second of the comment's creation (updated_at = created_at hides any edit: GitHub's
+        # own `edited` is false then; section 19 reports it only with a hash given)
+        at = max(self.fake.clock - _dt.timedelta(seconds=lag), current,
+                 _dt.datetime.fromisoformat(self.fake.get_comment(cid)["created_at"]
+                                            .replace("Z", "+00:00")) + _dt.timedelta(seconds=1))
+        self.fake.edit_comment(cid, f"edited {pick} at {self.fake.clock.isoformat()}", at=at)
+        self.edit_log.append(cid)
+        if self.baseline is not None:
+            self.dirty.add(cid)
+
+    # -- the agent -----------------------------------------------------------------------------
+    def bodies(self):
+        return {i: self.fake.get_comment(i)["body"] for i in self.ids()}
+
+    def took(self, doc, before, partial=False):
+        super().took(doc, before)
+        if self._checkpoint() == before:
+            return
+        for c in doc.get("new_comments") or []:
+            self.known[c["id"]] = c["body"]
+        if not partial:
+            for c in doc.get("edited_comments") or []:
+                self.known[c["id"]] = c["body"]
+        if self.baseline is None and self.watermark() is not None:
+            # the confirm that set the watermark: what its read saw is the baseline (edits
+            # before it need not be reported; those after it, even before this confirm, must)
+            self.baseline = self._read_bodies
+            self.known.update(self.baseline)
+            self.dirty = set(self.edit_log[self._read_at:])
+
+    def watermark(self):
+        path = self.agent().file()
+        return json.loads(path.read_text()).get("edits") if path.exists() else None
+
+    def checked(self, a, *args):
+        r = a.check(*args)
+        assert r.code == 0, r
+        for c in r.json.get("edited_comments") or []:  # every document, confirmed or not
+            assert self.known.get(c["id"]) != c["body"], \
+                f"edit of {c['id']} returned twice ({c['body']!r})"
+        self._read_bodies = self.bodies()
+        self._read_at = len(self.edit_log)
+        return r
+
+    @rule(limit=st.sampled_from([2, 20, 100]), humans=st.booleans(), flag=st.booleans())
+    def check_and_confirm(self, limit, humans, flag=True):
+        a = self.agent()
+        args = ["--limit", limit, "--max-pages", 50] + (["--humans-only"] if humans else [])
+        r = self.checked(a, *args, *([FLAG] if flag else []))
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule(pick=st.integers(0, 10**6))
+    def edit_between_check_and_confirm(self, pick):
+        a = self.agent()
+        r = self.checked(a, FLAG, "--limit", 20, "--max-pages", 50)
+        self.edit("old", pick, 1, 0)
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule(limit=st.sampled_from([3, 50]), flag=st.booleans())
+    def through(self, limit, flag):
+        """A partial confirm: up to the first returned comment."""
+        a = self.agent()
+        if not a.file().exists():
+            return
+        r = self.checked(a, "--limit", limit, "--max-pages", 50, *([FLAG] if flag else []))
+        new = r.json["new_comments"]
+        if not new:
+            return
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"], "--through", new[0]["id"])
+        assert c.code == 0, c
+        self.took(dict(r.json, new_comments=new[:1]), before, partial=True)
+
+    @rule(seconds=st.sampled_from([10, 40]))
+    def wait(self, seconds):
+        a = self.agent()
+        if not a.file().exists():
+            return
+        r = self.checked(a, FLAG, "--wait", seconds, "--poll-interval", 5, "--max-pages", 50)
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule()
+    def settle(self):
+        a = self.agent()
+        for _ in range(60):
+            r = self.checked(a, FLAG, "--limit", 100, "--max-pages", 50)
+            before = self._checkpoint()
+            c = a.confirm(r.json["snapshot_id"])
+            assert c.code == 0, c
+            self.took(r.json, before)
+            if not r.json["has_updates"] and not r.json["more_available"]:
+                break
+        for _ in range(2):
+            r = a.check(FLAG)
+            assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = a.statuses()
+        assert 1 <= len(seen) <= 1 + self.window_pages() and set(seen) == {304}, \
+            a.fake.requests
+
+    def window_pages(self):
+        """e of section 18's table: the pages of the `since` window (1 unless over 100
+        comments were updated in the hour before the watermark)."""
+        mark = self.watermark()
+        if mark is None:
+            return 0
+        import datetime as _dt
+
+        def t(x):
+            return _dt.datetime.fromisoformat(x.replace("Z", "+00:00"))
+        floor = t(mark["through"]) - _dt.timedelta(hours=1)
+        n = sum(1 for i in self.ids() if t(self.fake.get_comment(i)["updated_at"]) >= floor)
+        return n // 100 + 1
+
+    def teardown(self):
+        super().teardown()
+        if self.baseline is None:
+            return
+        last = json.loads(self.agent().file().read_text())["last_comment_id"]
+        bodies = self.bodies()
+        stale = sorted(i for i in self.dirty if i in bodies and i <= last
+                       and i not in self.filtered and self.known.get(i) != bodies[i])
+        assert stale == [], f"edits lost: {stale[:10]}"
+
+
+class PullRequestEditsModel(PullRequestModel):
+    """The pull-request machine with inline comments edited (several in one second) and every
+    check, wait and settle passing --include-edits; the third oracle on the inline comments
+    of passed reviews: no report repeats a text the agent has, and after settling the agent
+    holds the current text of every one edited after the watermark was first confirmed."""
+
+    settle_most = 4  # with the flag: one more conditional request per list
+
+    def __init__(self):
+        super().__init__()
+        self.known = {}
+        self.baseline = None
+        self.dirty = set()
+        self.edit_log = []
+        self._read_at = 0
+
+    def body_of(self, cid):
+        return self.fake.store.review_comments[cid].body
+
+    @rule(pick=st.integers(0, 10**6), tick=st.sampled_from([0, 0, 1, 61]))
+    def edit_inline(self, pick, tick):
+        ids = self.fake.review_comment_ids(OWNER, NAME, PR)
+        if not ids:
+            return
+        cid = ids[pick % len(ids)]
+        self.fake.advance(tick)
+        import datetime as _dt
+        created = self.fake.store.review_comments[cid].created_at
+        at = max(self.fake.clock, created + _dt.timedelta(seconds=1))
+        self.fake.edit_review_comment(cid, f"edited {pick} at {at.isoformat()}", at=at)
+        self.edit_log.append(cid)
+        if self.baseline is not None:
+            self.dirty.add(cid)
+
+    def checked(self, a, *args):
+        r = a.check(FLAG, *args)
+        assert r.code == 0, r
+        for c in r.json.get("edited_review_comments") or []:
+            assert self.known.get(c["id"]) != c["body"], \
+                f"edit of inline comment {c['id']} returned twice"
+        self._read_bodies = {i: self.body_of(i)
+                             for i in self.fake.review_comment_ids(OWNER, NAME, PR)}
+        self._read_at = len(self.edit_log)
+        return r
+
+    def took(self, doc, before):
+        super().took(doc, before)
+        if self._checkpoint() == before:
+            return
+        for c in (doc.get("new_review_comments") or []) + (
+                doc.get("edited_review_comments") or []):
+            self.known[c["id"]] = c["body"]
+        mark = json.loads(self.agent().file().read_text()).get("reviews") or {}
+        if self.baseline is None and mark.get("edits") is not None:
+            self.baseline = self._read_bodies
+            self.known.update(self.baseline)
+            self.dirty = set(self.edit_log[self._read_at:])
+
+    @rule(limit=st.sampled_from([2, 20, 100]), humans=st.booleans())
+    def check_and_confirm(self, limit, humans):
+        a = self.agent()
+        r = self.checked(a, "--limit", limit, "--max-pages", 50,
+                         *(["--humans-only"] if humans else []))
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule(seconds=st.sampled_from([10, 40]))
+    def wait(self, seconds):
+        a = self.agent()
+        if not a.file().exists():
+            return
+        r = self.checked(a, "--wait", seconds, "--poll-interval", 5, "--max-pages", 50)
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+
+    @rule()
+    def settle(self):
+        a = self.agent()
+        for _ in range(60):
+            r = self.checked(a, "--limit", 100, "--max-pages", 50)
+            before = self._checkpoint()
+            c = a.confirm(r.json["snapshot_id"])
+            assert c.code == 0, c
+            self.took(r.json, before)
+            if not r.json["has_updates"] and not r.json["more_available"]:
+                break
+        for _ in range(2):
+            r = a.check(FLAG)
+            assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = a.statuses()
+        assert 1 <= len(seen) <= self.settle_most and set(seen) == {304}, a.fake.requests
+
+    def teardown(self):
+        super().teardown()
+        if self.baseline is None:
+            return
+        visible = set(self.fake.review_comment_ids(OWNER, NAME, PR))
+        stale = sorted(i for i in self.dirty if i in visible
+                       and self.known.get(i) != self.body_of(i))
+        assert stale == [], f"inline edits lost: {stale[:10]}"
+
+
+@pytest.mark.parametrize("machine", [IssueModel, PullRequestModel, IssueEditsModel,
+                                     PullRequestEditsModel],
+                         ids=["issue", "pr", "issue-edits", "pr-edits"])
 def test_model_loses_nothing_repeats_nothing_and_settles(fake, tmp_path_factory, machine):
     class Bound(machine):
         pass
@@ -350,7 +634,61 @@ def test_model_loses_nothing_repeats_nothing_and_settles(fake, tmp_path_factory,
         m.root = tmp_path_factory.mktemp("model")
         return m
 
-    run_state_machine_as_test(make, settings=MODEL)
+    # the edits machines run every check with a `since` read (and, on a PR, GraphQL for the
+    # threads of edited inline comments): a third of the examples keeps them within the
+    # suite's per-test timeout on a busy 2-core machine
+    edits = machine in (IssueEditsModel, PullRequestEditsModel)
+    run_state_machine_as_test(make, settings=settings(
+        MODEL, max_examples=max(5, EXAMPLES // 3)) if edits else MODEL)
+
+
+def _edits_machine(fake, root):
+    class Bound(IssueEditsModel):
+        pass
+
+    Bound.fake = fake
+    m = Bound()
+    m.root = root
+    m.seed(initial=5)
+    return m
+
+
+def late_edit_sequence(m):
+    """An edit moves the watermark; then an edit made earlier becomes visible (late)."""
+    m.check_and_confirm(limit=20, humans=False, flag=True)  # establishes the watermark
+    m.edit(which="newest", pick=0, tick=600, lag=0)
+    m.check_and_confirm(limit=20, humans=False, flag=True)  # reports it; W = now
+    m.edit(which="old", pick=1, tick=0, lag=300)  # updated 5 minutes ago, visible now
+    m.teardown()
+
+
+def repeated_edit_sequence(m):
+    """An edit reported and confirmed; a comment arrives (the window changes), checked again."""
+    m.check_and_confirm(limit=20, humans=False, flag=True)
+    m.edit(which="old", pick=2, tick=61, lag=0)
+    m.check_and_confirm(limit=20, humans=False, flag=True)
+    m.arrive(n=1, bot=False)
+    m.check_and_confirm(limit=20, humans=False, flag=True)
+    m.teardown()
+
+
+def test_the_edit_oracle_fails_without_the_overlap_or_the_dedup(fake, tmp_path_factory,
+                                                                  monkeypatch):
+    """The third oracle is not vacuous: the fixed sequences pass as built, and fail when the
+    hour of overlap is removed (a late edit is lost) or `seen` is ignored (an edit comes
+    back). The engine runs in-process, so the two rules are replaced for this test only."""
+    from ghcomments import edits
+
+    late_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
+    repeated_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
+    with monkeypatch.context() as mp:
+        mp.setattr(edits, "OVERLAP_SECONDS", 0)
+        with pytest.raises(AssertionError, match="edits lost"):
+            late_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
+    with monkeypatch.context() as mp:
+        mp.setattr(edits, "is_edit", lambda raw, seen: edits.edited_since_given(raw))
+        with pytest.raises(AssertionError, match="returned twice"):
+            repeated_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
 
 
 def test_model_subprocess_smoke(fake, tmp_path):

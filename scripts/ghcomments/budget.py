@@ -74,7 +74,8 @@ def units_of(rnd: Any, reading: Any, tail: bool) -> List[Tuple[str, int]]:
     """(stream, size) of each unit of a round's reading (engine.py) in the order the round
     gives them up: its streams in turn, each oldest first (newest first when `tail`: no
     checkpoint). The size is what the unit shows, decided by the stream's own `present`, the
-    one the document uses."""
+    one the document uses. A stream's edited items (already filtered) are units of their own,
+    keyed by the stream's `edits_key`, oldest id first."""
     o = rnd.options
     by_kind: List[Tuple[str, List[int]]] = []
     for kind, batch in reading.batches.items():
@@ -85,6 +86,8 @@ def units_of(rnd: Any, reading: Any, tail: bool) -> List[Tuple[str, int]]:
             items, _ = stream.present(one, o.max_body_chars, o.reveal_hidden, o.include_system)
             sizes.append(sum(len(v) for v in items.values()))
         by_kind.append((kind, sizes[::-1] if tail else sizes))
+        if batch.edited:  # --include-edits: each edited item a unit of its own (section 19)
+            by_kind.append((stream.edits_key, [1] * len(batch.edited)))
     at = [0] * len(by_kind)
     units = []
     for k in interleave([sizes for _, sizes in by_kind]):

@@ -11,7 +11,7 @@ round's lock.
 
 from __future__ import annotations
 
-from . import records
+from . import edits, records
 from .engine import Round
 from .errors import StateError
 from .interrupt import Interrupted
@@ -51,7 +51,8 @@ def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: boo
     if stored is None or force:
         return
     for kind, stream in rnd.streams.items():
-        if stream.key(target.get(kind)) < stream.key(stored.get(kind)):
+        if stream.key(target.get(kind)) < stream.key(stored.get(kind)) or edits.behind(
+                (target.get(kind) or {}).get("edits"), (stored.get(kind) or {}).get("edits")):
             raise StateError(f"refusing to move the checkpoint backwards from "
                              f"{rnd.describe(stored)} to {rnd.describe(target)} (pass "
                              "--force to do it anyway)")
@@ -133,7 +134,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
         "checkpoint_file": rnd.store.paths.checkpoint, "requests": 0,
         "warnings": rnd.warnings,
     })
-    return doc
+    return edits.summarize(doc)
 
 
 def _refuse_other_cursor(rnd: Round, upd: Dict[str, Any], stored: Cursors, snap_prev: Cursors,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from . import normalize
+from . import edits, normalize
 from .errors import UsageError
 from .filters import whoami
 from .hints import HintCache
@@ -42,6 +42,7 @@ class Round:
 
     label = "issue"
     shown_keys: Tuple[str, ...] = ("new_comments",)
+    edit_keys: Tuple[str, ...] = ("edited_comments",)  # with --include-edits (section 19)
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, store: StateStore,
                  options: Options, max_pages: int) -> None:
@@ -186,7 +187,12 @@ class Round:
         batches: Dict[str, Batch] = {}
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
-            batches[kind] = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+            batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+            o = self.options
+            batch.edited, batch.edits_left = stream.edits_after(
+                cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
+                o.reveal_hidden)
+            batches[kind] = batch
         reading = self.present(batches)
         if reading.returned and hook:  # the inbox runs it after --max-total's cut
             self.on_items(reading)
@@ -202,6 +208,10 @@ class Round:
                                                        o.include_system)
             shown.update(items)
             filtered.update(counts)
+            if batch.edited is not None:  # --include-edits (section 19)
+                stream = self.streams[kind]
+                shown[stream.edits_key] = batch.edited
+                filtered[stream.edits_filtered] = batch.edits_left
         return Reading(batches, shown, {k: v for k, v in filtered.items() if v})
 
     # -- --max-total (budget.py): the reading cut to fewer units -------------------------
@@ -211,10 +221,11 @@ class Round:
         prev = previous or {}
         batches = {}
         for kind, batch in reading.batches.items():
+            stream = self.streams[kind]
             n = keep.get(kind, len(batch.items))
-            batches[kind] = (batch if n >= len(batch.items)
-                             else self.streams[kind].cut(batch, prev.get(kind), n,
-                                                         previous is None))
+            e = keep.get(stream.edits_key, len(batch.edited or []))
+            batches[kind] = (batch if n >= len(batch.items) and e >= len(batch.edited or [])
+                             else stream.cut(batch, prev.get(kind), n, previous is None, e))
         return self.present(batches)
 
     def position(self, previous: Cursors, reading: Reading
@@ -234,9 +245,10 @@ class Round:
         batches = reading.batches
         doc = self.base_doc()
         doc["has_updates"] = reading.returned
-        for key in self.shown_keys:
-            doc[key] = reading.shown[key]
-            doc[key[:-1] + "_count"] = len(reading.shown[key])
+        for key in self.shown_keys + self.edit_keys:
+            if key in reading.shown:
+                doc[key] = reading.shown[key]
+                doc[key[:-1] + "_count"] = len(reading.shown[key])
         doc["more_available"] = reading.more_available
         doc.update(self.extra_fields(reading, previous))
         doc.update({
@@ -283,7 +295,7 @@ class Round:
             if doc is None:
                 doc = self.document(previous, self.empty_reading(previous), {})
             return interrupted_doc(doc, stop)
-        return doc
+        return edits.summarize(doc)  # stdout shows each watermark as {through, seen_count}
 
     def updates_of(self, previous: Cursors, reading: Reading, doc: Dict[str, Any],
                    after_comment_id: Optional[int] = None) -> Tuple[Dict[str, Any], Any]:

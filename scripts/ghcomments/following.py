@@ -20,7 +20,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import config, interrupt
+from . import config, edits, interrupt
 from .errors import BundleError, StateError
 from .inbox_file import InboxFile
 from .refs import ISSUE, PULL, RoundRef, sort_key
@@ -186,16 +186,20 @@ def _read_round(root: str, folder: str, name: str, path: str, api_host: str) -> 
 
 
 def public_checkpoint(ref: RoundRef, doc: Dict[str, Any]) -> Any:
-    """A stored checkpoint as documents spell cursors (section 5's or 12's object)."""
+    """A stored checkpoint as documents spell cursors (section 5's or 12's object; each edit
+    watermark as stdout shows it, `{through, seen_count}`)."""
     def conversation(part: Any) -> Any:
         if not isinstance(part, dict):
             return None
-        return {"last_comment_id": part.get("last_comment_id"),
-                "last_comment_created_at": part.get("last_comment_created_at")}
+        out = {"last_comment_id": part.get("last_comment_id"),
+               "last_comment_created_at": part.get("last_comment_created_at")}
+        if part.get("edits") is not None:
+            out["edits"] = part["edits"]
+        return out
     if ref.kind == PULL:
-        return {"conversation": conversation(doc.get("conversation")),
-                "reviews": doc.get("reviews")}
-    return conversation(doc)
+        return edits.summarize({"conversation": conversation(doc.get("conversation")),
+                                "reviews": doc.get("reviews")})
+    return edits.summarize(conversation(doc))
 
 
 def followed_document(found: Followed) -> Dict[str, Any]:

@@ -18,7 +18,7 @@ import contextlib
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import refs
+from . import edits, refs
 from .budget import DEFAULT_MAX_TOTAL, Units, allocate, kept_by_kind, units_of
 from .errors import BundleError, StateError
 from .inbox_file import InboxFile, round_entry
@@ -188,8 +188,8 @@ def _document(sel: Selection, members: List[Member], snapshot_id: str, wait_fiel
         if m.error is not None:
             errors.append({"key": m.key, "error": error_json(m.error)})
         elif m.doc is not None:
-            if _is_conversation(m.doc):
-                conversations.append(dict(m.doc, key=m.key))
+            if _is_conversation(m.doc):  # the files hold the whole watermarks, stdout not
+                conversations.append(edits.summarize(dict(m.doc, key=m.key)))
             else:
                 quiet.append(m.key)
     doc: Dict[str, Any] = {

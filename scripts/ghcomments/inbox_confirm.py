@@ -17,7 +17,7 @@ import contextlib
 import os
 from typing import Any, Dict, List, Tuple
 
-from . import refs
+from . import edits, refs
 from .confirm import checkpoint_doc, forward_only, validate
 from .errors import StateError, UsageError
 from .following import store_for
@@ -47,12 +47,20 @@ def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, args: Any
 
 
 def _already(rnd: Any, stored: Any, target: Any) -> bool:
+    """Every stream's stored cursor at or past the recorded one, and its edit watermark the
+    recorded one or a later W (section 19: same watermark, or moved on alone past it)."""
     if target is None:
         return True
     if stored is None:
         return False
-    return all(stream.key(stored.get(kind)) >= stream.key(target.get(kind))
-               for kind, stream in rnd.streams.items())
+    for kind, stream in rnd.streams.items():
+        s, t = stored.get(kind), target.get(kind)
+        if stream.key(s) < stream.key(t):
+            return False
+        se, te = (s or {}).get("edits"), (t or {}).get("edits")
+        if te is not None and not edits.same(se, te) and not edits.behind(te, se):
+            return False
+    return True
 
 
 def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:

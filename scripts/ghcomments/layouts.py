@@ -5,11 +5,11 @@ comments, and its conversation (CONTRACT sections 5 and 12)."""
 
 from __future__ import annotations
 
-from . import records
+from . import edits, records
 from .engine import Round
 from .errors import StateError, UsageError
 from .reading import Cursors, Reading
-from .streams import ConversationStream, Stream, checkpoint_of, cursor_part
+from .streams import ConversationStream, Stream, checkpoint_of, cursor_part, with_edits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -48,14 +48,20 @@ class Monitor(Round):
 
     def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
         conv = cursor_part(cursors["conversation"]) or {}
-        return {"last_comment_id": conv.get("last_comment_id"),
-                "last_comment_created_at": conv.get("last_comment_created_at")}
+        out = {"last_comment_id": conv.get("last_comment_id"),
+               "last_comment_created_at": conv.get("last_comment_created_at")}
+        if conv.get("edits") is not None:
+            out["edits"] = conv["edits"]
+        return out
 
     def describe(self, cursors: Cursors) -> str:
         return _name(((cursors or {}).get("conversation") or {}).get("last_comment_id"))
 
     def public_filtered(self, filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
-        return dict(filtered.get("conversation") or {})
+        out: Dict[str, Any] = dict(filtered.get("conversation") or {})
+        if filtered.get("edited_conversation"):  # left-out edits (section 19)
+            out["edited_conversation"] = dict(filtered["edited_conversation"])
+        return out
 
     def writable(self, target: Dict[str, Any]) -> bool:
         return target.get("conversation") is not None
@@ -79,8 +85,13 @@ class Monitor(Round):
         if not match:
             raise UsageError(f"--through {through} is not a comment of snapshot "
                              f"{upd['snapshot_id']}")
-        return {"conversation": {"last_comment_id": through,
-                                 "last_comment_created_at": match[0].get("created_at")}}
+        target = {"last_comment_id": through,
+                  "last_comment_created_at": match[0].get("created_at")}
+        passed = [c["id"] for c in upd["new_comments"] if isinstance(c, dict)
+                  and isinstance(c.get("id"), int) and c["id"] <= through]
+        record = edits.partial(conv.get("edits"), ((upd.get("recommended_checkpoint") or {})
+                                                   .get("edits")), passed)
+        return {"conversation": with_edits(target, record)}
 
 
 SYSTEM_NOTE = ("REST has no thread resolution state: run get_pr_comments.py for which review "
@@ -95,6 +106,7 @@ class PullRequestRound(Round):
 
     label = "pull_request"
     shown_keys = ("new_comments", "new_reviews", "new_review_comments")
+    edit_keys = ("edited_comments", "edited_review_comments")
 
     def streams_for(self) -> Dict[str, Stream]:
         from .review_stream import ReviewStream  # an issue's round never loads it
@@ -153,7 +165,8 @@ class PullRequestRound(Round):
     _thread_read: Optional[Tuple[Reading, Optional[List[Dict[str, Any]]]]] = None
 
     def on_items(self, reading: Reading) -> None:
-        comments = reading.shown.get("new_review_comments") or []
+        comments = ((reading.shown.get("new_review_comments") or [])
+                    + (reading.shown.get("edited_review_comments") or []))
         if comments:
             from .threads import attach  # loaded (with pr.py) only by such a round
 

@@ -4,6 +4,7 @@ The read itself and its document are the engine's (engine.py)."""
 
 from __future__ import annotations
 
+from . import edits
 from .filters import AuthorFilter
 from .interrupt import Interrupted
 from .plain import factory, plain
@@ -26,8 +27,10 @@ class Options:
 
     def __init__(self, max_body_chars: Optional[int] = None, reveal_hidden: bool = False,
                  trusted_only: bool = False, humans_only: bool = False,
-                 ignore: Optional[List[str]] = None, include_system: bool = False) -> None:
+                 ignore: Optional[List[str]] = None, include_system: bool = False,
+                 include_edits: bool = False) -> None:
         self.max_body_chars = max_body_chars
+        self.include_edits = include_edits  # section 19: also each list's edits
         self.reveal_hidden = reveal_hidden
         self.filter = AuthorFilter(trusted_only, humans_only, ignore)
         self.include_system = include_system
@@ -63,7 +66,8 @@ class Reading:
 
 def _clear(doc: Dict[str, Any]) -> None:
     """An interrupted command returns nothing to process: it confirms nothing."""
-    for key in ("new_comments", "new_reviews", "new_review_comments"):
+    for key in ("new_comments", "new_reviews", "new_review_comments", "edited_comments",
+                "edited_review_comments"):
         if key in doc:
             doc[key] = []
             doc[key[:-1] + "_count"] = 0
@@ -76,4 +80,4 @@ def interrupted_doc(doc: Dict[str, Any], stop: Interrupted) -> Dict[str, Any]:
     """The interrupted document: nothing to process, nothing written (exit 130/143)."""
     doc = dict(doc, snapshot_id=None, state_updated=False, interrupted=True, signal=stop.name)
     _clear(doc)
-    return doc
+    return edits.summarize(doc)

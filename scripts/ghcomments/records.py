@@ -4,9 +4,12 @@ Cursors live in the checkpoint (a corrupt one is exit 7: state.py); poll hints a
 skeletons live in the hints file and the updates file, and are a cache: a record that fails
 these checks is ignored and rebuilt, never trusted and never an error (CONTRACT section 14).
 
-  conversation cursor  {"last_comment_id": int >= 0, "last_comment_created_at": str | null}
+  conversation cursor  {"last_comment_id": int >= 0, "last_comment_created_at": str | null,
+                        "edits": <watermark> (optional)}
   review cursor        {"last_review_id": int >= 0, "last_submitted_at": str | null,
-                        "recent_review_ids": [int], "undated_review_ids": [int] (optional)}
+                        "recent_review_ids": [int], "undated_review_ids": [int] (optional),
+                        "edits": <watermark> (optional)}
+  watermark            {"through": time, "seen": [[id, updated_at, sha256], ...]} (edits.py)
   conversation hint    {"comment_id": int, "offset": int | null, "page": int | null,
                         "per_page": 1..100 | null, "etag": str | null, "latest": {...} | null}
   review hint          {"cursor": <review cursor>, "probes": [{"page", "per_page", "etag",
@@ -19,6 +22,8 @@ these checks is ignored and rebuilt, never trusted and never an error (CONTRACT 
 from __future__ import annotations
 
 from datetime import datetime
+
+from . import edits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -52,16 +57,21 @@ def _ids(value: Any) -> bool:
     return isinstance(value, list) and all(_int(i) for i in value)
 
 
+def _edits(doc: dict) -> bool:
+    """A cursor's edit watermark (section 19): absent, or of the right shape."""
+    return "edits" not in doc or edits.valid(doc["edits"])
+
+
 def conversation_cursor(doc: Any) -> bool:
     return (isinstance(doc, dict) and _int(doc.get("last_comment_id"))
-            and _opt_str(doc.get("last_comment_created_at")))
+            and _opt_str(doc.get("last_comment_created_at")) and _edits(doc))
 
 
 def review_cursor(doc: Any) -> bool:
     return (isinstance(doc, dict) and _int(doc.get("last_review_id"))
             and _time(doc.get("last_submitted_at"))
             and _ids(doc.get("recent_review_ids"))
-            and _ids(doc.get("undated_review_ids", [])))
+            and _ids(doc.get("undated_review_ids", [])) and _edits(doc))
 
 
 def conversation_hint(doc: Any) -> bool:

@@ -97,6 +97,16 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
     threads = {t.get("id"): t for t in doc.get("threads") or [] if isinstance(t, dict)}
     for c in inline:
         lines += _inline_lines(c, threads)
+    edited = doc.get("edited_comments") or []
+    edited_inline = doc.get("edited_review_comments") or []
+    if edited or edited_inline:  # --include-edits: handled before, edited since
+        lines.append(f"edited since handled: {len(edited)} comment(s)"
+                     + (f", {len(edited_inline)} inline comment(s)" if "pull_request" in doc
+                        else ""))
+    for c in edited:
+        lines += _comment_lines(c)
+    for c in edited_inline:
+        lines += _inline_lines(c, threads)
     for w in doc.get("warnings") or []:
         lines.append(f"note: {_f(w)}")
     return "\n".join(lines) + "\n"

@@ -11,7 +11,14 @@ from __future__ import annotations
 from . import normalize, records
 from .errors import NotFoundError
 from .review_listing import SKELETON, ReviewLister, ReviewListing
-from .review_order import cursor_key, is_new_review, is_submitted, review_cursor, review_key
+from .review_order import (
+    cursor_key,
+    is_dated,
+    is_new_review,
+    is_submitted,
+    review_cursor,
+    review_key,
+)
 from .scan import (
     PER_PAGE_MAX,
     CommentList,
@@ -25,7 +32,7 @@ from .streams import Batch, Stream, get_item
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 class ReviewStream(Stream):
@@ -54,6 +61,59 @@ class ReviewStream(Stream):
             self.warnings.append(f"--max-pages {self.max_pages} stopped reading the comments "
                                  f"of review {review_id}; only {len(result.returned)} shown")
         return result.returned, result.truncated
+
+    # -- edits of the inline comments of passed reviews (section 19) ---------------------------
+    edits_key = "edited_review_comments"
+    edits_filtered = "edited_review_comments"
+    what_edits = "review comments"
+    listed: Optional[List[Dict[str, Any]]] = None  # the review list as the last read saw it
+
+    def edits_list(self) -> str:
+        return f"{self.base}/comments"
+
+    def returned(self, batch: Batch) -> List[Dict[str, Any]]:
+        return [c for _review, comments in batch.items for c in comments]
+
+    def establish_from(self, previous: Optional[Dict[str, Any]], batch: Batch
+                       ) -> Optional[str]:
+        """The cursor's newest submission; on a first look the oldest returned review's;
+        else from 1970 (every comment). The read covers the hour before it, and W is at
+        least it, so a later read from W - 1 hour meets only pairs this read recorded."""
+        if previous is not None:
+            return previous.get("last_submitted_at")
+        dated = sorted((r for r, _c in batch.items if is_dated(r)), key=review_key)
+        return dated[0]["submitted_at"] if dated else None
+
+    def handled(self, previous: Optional[Dict[str, Any]], batch: Batch
+                ) -> Callable[[Dict[str, Any]], bool]:
+        """A comment of a submitted review the previous cursor passed (never a draft's, never
+        one of a review not yet returned). The review list is read (one request per 100
+        reviews) only when this read did not see it and an edit needs the answer."""
+        returned = {r["id"] for r, _c in batch.items}
+        reviews: Dict[int, Dict[str, Any]] = {}
+        loaded: List[bool] = []
+
+        def test(raw: Dict[str, Any]) -> bool:
+            rid = raw.get("pull_request_review_id")
+            if previous is None or not isinstance(rid, int) or rid in returned:
+                return False
+            if not loaded:
+                loaded.append(True)
+                listed = self.listed
+                if listed is None:
+                    listed, _pages, _cut = self.client.paginate(
+                        f"{self.base}/reviews", {"per_page": PER_PAGE_MAX},
+                        max_pages=self.max_pages, what=f"reviews of {self.label}")
+                reviews.update({r["id"]: r for r in listed
+                                if isinstance(r, dict) and isinstance(r.get("id"), int)})
+            review = reviews.get(rid)
+            return (review is not None and is_submitted(review)
+                    and not is_new_review(review, previous))
+        return test
+
+    def present_edit(self, raw: Dict[str, Any], max_body_chars: Optional[int],
+                     reveal_hidden: bool) -> Dict[str, Any]:
+        return normalize.review_comment(raw, max_body_chars, reveal_hidden)
 
     # -- cursors, hints, presentation -----------------------------------------------------------
     @staticmethod
@@ -130,6 +190,7 @@ class ReviewStream(Stream):
             self.warnings.append(f"--max-pages {self.max_pages} stopped reading the reviews of "
                                  f"{self.label}; no review was returned")
             return Batch(self.kind, cursor=previous, more_available=None, truncated=True)
+        self.listed = list(listing.reviews)  # skeleton ones hold id, submitted_at, state
         submitted = sorted((r for r in listing.reviews if is_submitted(r)), key=review_key)
         batch = Batch(self.kind)
         if previous is None:

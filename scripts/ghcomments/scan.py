@@ -179,12 +179,13 @@ class CommentList:
 
     def __init__(self, client: GitHubClient, owner: str, repo: str, issue: int,
                  max_pages: int, *, path: Optional[str] = None, what: Optional[str] = None,
-                 by_id: bool = True) -> None:
+                 by_id: bool = True, params: Optional[Dict[str, Any]] = None) -> None:
         self.client = client
         self.path = path or f"repos/{owner}/{repo}/issues/{issue}/comments"
         self.what = what or f"comments of {owner}/{repo}#{issue}"
         self.max_pages = max_pages
         self.by_id = by_id
+        self.params = dict(params or {})  # on every read (e.g. `since`: a filtered list)
         self.pages = 0
         self.reads = 0  # every request made, the counting probe included
         self.warnings: List[str] = []
@@ -199,7 +200,7 @@ class CommentList:
         self.reads += 1
         try:
             resp = self.client.request("GET", self.path,
-                                       params={"per_page": window.per_page,
+                                       params={**self.params, "per_page": window.per_page,
                                                "page": window.page},
                                        etag=etag, what=self.what)
         except ServerError as exc:

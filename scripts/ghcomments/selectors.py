@@ -5,13 +5,13 @@ Reads by id ignore the author filters and never move a checkpoint."""
 
 from __future__ import annotations
 
-from . import normalize
+from . import edits, normalize
 from .confirm import advance
 from .engine import Round
 from .interrupt import Interrupted
 from .reading import DEFAULT_LIMIT, Cursors, Reading, interrupted_doc
 from .review_stream import ReviewStream
-from .streams import Batch, ConversationStream, checkpoint_of, cursor_part
+from .streams import Batch, ConversationStream, checkpoint_of, cursor_part, with_edits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -86,7 +86,10 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
                 if selector == "since_comment_id":
                     next_cp = checkpoint_of(raws[-1]) if raws else rnd.public(previous)
                     if raws:
-                        target = dict(previous or {}, conversation=checkpoint_of(raws[-1]))
+                        stored = ((previous or {}).get("conversation") or {}).get("edits")
+                        target = dict(previous or {}, conversation=with_edits(
+                            checkpoint_of(raws[-1]),
+                            edits.carry(stored, raws) if stored else None))
                         hint = ConversationStream.hint_for(result, raws[-1]["id"])
                         new_hints = {"conversation": hint}
             else:
@@ -129,4 +132,4 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
     doc.update({"filtered_out": rnd.public_filtered(counts),
                 "pages_scanned": rnd.pages, "requests": rnd.client.requests,
                 "warnings": rnd.warnings})
-    return doc
+    return edits.summarize(doc)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from . import normalize, records
+from . import edits, normalize, records, since
 from .errors import NotFoundError, ServerError
 from .plain import factory, plain, replace
 from .scan import (
@@ -47,6 +47,8 @@ class Batch:
     older_not_returned: Optional[int] = None
     latest: Optional[Dict[str, Any]] = None           # newest item known (brief form)
     pages: int = 0
+    edited: Optional[List[Dict[str, Any]]] = None     # --include-edits: edited items shown
+    edits_left: Dict[str, int] = factory(dict)  # what the filters left out
 
 
 # --------------------------------------------------------------------------- conversation
@@ -63,11 +65,26 @@ def checkpoint_of(raw: Optional[Dict[str, Any]], with_seen: bool = True
 
 
 def cursor_part(cp: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
-    """The comparable part of a conversation checkpoint (no `last_seen_comment_updated_at`)."""
+    """The comparable part of a conversation checkpoint (no `last_seen_comment_updated_at`;
+    its edit watermark when it has one)."""
     if not cp:
         return None
-    return {"last_comment_id": cp["last_comment_id"],
-            "last_comment_created_at": cp.get("last_comment_created_at")}
+    out = {"last_comment_id": cp["last_comment_id"],
+           "last_comment_created_at": cp.get("last_comment_created_at")}
+    if cp.get("edits") is not None:
+        out["edits"] = cp["edits"]
+    return out
+
+
+def with_edits(cursor: Optional[Dict[str, Any]], record: Optional[Dict[str, Any]]
+               ) -> Optional[Dict[str, Any]]:
+    """`cursor` carrying the edit watermark `record` (None: without one)."""
+    if cursor is None:
+        return None
+    out = {k: v for k, v in cursor.items() if k != "edits"}
+    if record is not None:
+        out["edits"] = record
+    return out
 
 
 def get_item(client: Any, path: str, what: str, missing: str) -> Dict[str, Any]:
@@ -131,27 +148,115 @@ class Stream:
         by kind; every decision is made on the raw item."""
         raise NotImplementedError
 
-    def cut(self, batch: Batch, previous: Optional[Dict[str, Any]], keep: int, tail: bool
-            ) -> Batch:
-        """`batch` with only `keep` of its items (--max-total, budget.py): after a cursor the
-        oldest, the cursor past the last kept one and more available (no hint: something lies
-        after the cursor); without one (`tail`) the newest, the older ones not returned."""
+    def cut(self, batch: Batch, previous: Optional[Dict[str, Any]], keep: int, tail: bool,
+            keep_edits: Optional[int] = None) -> Batch:
+        """`batch` with only `keep` of its items and `keep_edits` of its edited ones
+        (--max-total, budget.py): after a cursor the oldest, the cursor past the last kept one
+        and more available (no hint: something lies after the cursor); without one (`tail`)
+        the newest, the older ones not returned. The cursor's edit watermark records only
+        what is returned, and stays where it was when an edit is dropped (edits.after_cut)."""
         if tail and keep == 0 and batch.items:
             # nothing of this stream returned (another stream of the round took the bound): it
             # stays unread, so its newest item comes next time, as a first look of the stream
             return replace(batch, items=[], cursor=previous, hint=None, more_available=True)
-        if tail:
+        if tail:  # no cursor: a first look establishes its watermark and reports no edit
             dropped = len(batch.items) - keep
             return replace(batch, items=batch.items[dropped:],
                            older_not_returned=(batch.older_not_returned or 0) + dropped)
-        items = batch.items[:keep]
-        return replace(batch, items=items, cursor=self.cursor_after(items, previous),
-                       hint=None, more_available=True)
+        out = batch
+        if keep < len(batch.items):
+            items = batch.items[:keep]
+            out = replace(batch, items=items, cursor=self.cursor_after(items, previous),
+                          hint=None, more_available=True)
+        edited = batch.edited or []
+        if keep_edits is not None and keep_edits < len(edited):
+            out = replace(out, edited=edited[:keep_edits], hint=None, more_available=True)
+        record = (batch.cursor or {}).get("edits")
+        if out is batch or record is None:
+            return out
+        kept_ids = {r["id"] for r in self.returned(out)} | {e["id"] for e in out.edited or []}
+        dropped = [r["id"] for r in self.returned(batch) if r["id"] not in kept_ids]
+        dropped += [e["id"] for e in edited if e["id"] not in kept_ids]
+        out.cursor = with_edits(out.cursor, edits.after_cut(
+            (previous or {}).get("edits"), record, dropped, len(out.edited or []) < len(edited)))
+        return out
 
     def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
                      ) -> Optional[Dict[str, Any]]:
         """The cursor once `items` (the oldest after `previous`) are handled."""
         raise NotImplementedError
+
+    # -- edits of handled items (section 19: since.py reads, edits.py decides) -------------
+    edits_key = ""       # the list's edited items in documents (edited_...)
+    edits_filtered = ""  # their key in filtered_out
+    what_edits = "comments"
+
+    def edits_list(self) -> str:
+        """The path of the comment list whose edits this stream reports."""
+        raise NotImplementedError
+
+    def returned(self, batch: Batch) -> List[Dict[str, Any]]:
+        """The raw items of that list a batch returns (their pairs are given)."""
+        raise NotImplementedError
+
+    def establish_from(self, previous: Optional[Dict[str, Any]], batch: Batch
+                       ) -> Optional[str]:
+        """The GitHub time a first watermark is read from (None: from 1970)."""
+        raise NotImplementedError
+
+    def handled(self, previous: Optional[Dict[str, Any]], batch: Batch
+                ) -> Callable[[Dict[str, Any]], bool]:
+        """A test on an item of that list: passed by the previous cursor."""
+        raise NotImplementedError
+
+    def present_edit(self, raw: Dict[str, Any], max_body_chars: Optional[int],
+                     reveal_hidden: bool) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def edits_after(self, previous: Optional[Dict[str, Any]], batch: Batch,
+                    hint: Optional[Dict[str, Any]], limit: int, flagged: bool,
+                    max_body_chars: Optional[int], reveal_hidden: bool
+                    ) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
+        """The list's edit watermark after the id read of `batch`, into its cursor and hint;
+        (the edited items to show, what the filters left out). With `flagged`
+        (--include-edits): the `since` read and its decision. Without: the stored watermark
+        kept, the items returned recorded as given (None: nothing to show)."""
+        stored = (previous or {}).get("edits")
+        old_hint = hint.get("edits") if isinstance(hint, dict) else None
+        shown: Optional[List[Dict[str, Any]]] = None
+        left: Dict[str, int] = {}
+        base = batch.cursor if batch.cursor is not None else previous
+        if base is None:  # a first look at an empty list: no cursor to carry a watermark
+            return ([] if flagged else None), left
+        if flagged and stored is None and batch.more_available is not False:
+            # Establishing reports nothing: wait for the check that reaches the end of the
+            # list, where the newest comment bounds the read (a batch cut short does not)
+            return [], left
+        if flagged:
+            er = since.read_edits(
+                self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
+                stored if previous is not None else None,
+                self.establish_from(previous, batch), self.handled(previous, batch),
+                self.returned(batch), limit, self.reason, self.max_pages, old_hint)
+            self.pages += er.pages
+            self.warnings.extend(er.warnings)
+            shown = [self.present_edit(r, max_body_chars, reveal_hidden) for r in er.edited]
+            left = dict(er.left_out)
+            record, new_hint = er.record, er.hint
+            if er.more_available or er.truncated:  # edits left for a later check
+                batch.more_available = True
+            batch.truncated = batch.truncated or er.truncated
+        else:
+            record = edits.carry(stored, self.returned(batch)) if stored else None
+            new_hint = old_hint
+        batch.cursor = with_edits(base, record)
+        if isinstance(batch.hint, dict):
+            batch.hint = {k: v for k, v in batch.hint.items() if k != "edits"}
+            if new_hint is not None:
+                batch.hint["edits"] = new_hint
+            if "cursor" in batch.hint:  # a hint naming its cursor names the final one
+                batch.hint["cursor"] = batch.cursor
+        return shown, left
 
     def _count(self, counts: Dict[str, int], why: str, n: int = 1) -> None:
         counts[why] = counts.get(why, 0) + n
@@ -165,7 +270,8 @@ class ConversationStream(Stream):
 
     @staticmethod
     def same(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:
-        return (a or {}).get("last_comment_id") == (b or {}).get("last_comment_id")
+        return ((a or {}).get("last_comment_id") == (b or {}).get("last_comment_id")
+                and edits.same((a or {}).get("edits"), (b or {}).get("edits")))
 
     @staticmethod
     def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
@@ -199,6 +305,37 @@ class ConversationStream(Stream):
         if items:
             return checkpoint_of(items[-1])
         return dict(cursor_part(previous) or {}, last_seen_comment_updated_at=None)
+
+    # -- edits (section 19) ------------------------------------------------------------------
+    edits_key = "edited_comments"
+    edits_filtered = "edited_conversation"
+
+    def edits_list(self) -> str:
+        return f"repos/{self.owner}/{self.repo}/issues/{self.number}/comments"
+
+    def returned(self, batch: Batch) -> List[Dict[str, Any]]:
+        return list(batch.items)
+
+    def establish_from(self, previous: Optional[Dict[str, Any]], batch: Batch
+                       ) -> Optional[str]:
+        """The newest comment's `created_at` (known from the id read; else the checkpoint
+        comment's, or on a first look the oldest returned one's): the read covers the hour
+        before it, all a later read from W - 1 hour can meet, however old the checkpoint."""
+        newest = (batch.latest or {}).get("created_at")
+        if edits.parse_time(newest) is not None:
+            return newest
+        if previous is not None:
+            return previous.get("last_comment_created_at")
+        return batch.items[0].get("created_at") if batch.items else None
+
+    def handled(self, previous: Optional[Dict[str, Any]], batch: Batch
+                ) -> Callable[[Dict[str, Any]], bool]:
+        last = int((previous or {}).get("last_comment_id") or 0)
+        return lambda raw: raw["id"] <= last
+
+    def present_edit(self, raw: Dict[str, Any], max_body_chars: Optional[int],
+                     reveal_hidden: bool) -> Dict[str, Any]:
+        return normalize.issue_comment(raw, max_body_chars, reveal_hidden)
 
     def one_comment(self, comment_id: int) -> Dict[str, Any]:
         """Exactly that comment (one request); one of another issue is exit 4 naming it."""

@@ -16,7 +16,7 @@ is never friendlier than GitHub::
     fake.stop()
 
 API: lifecycle ``start stop reset url port``; data ``add_token add_repo add_issue
-add_comment add_comments edit_comment delete_comment comment_ids get_comment add_pull
+add_comment add_comments edit_comment touch_comment delete_comment comment_ids get_comment add_pull
 add_review add_review_thread add_thread_comments``; review life cycle ``start_review
 add_pending_comment submit_review delete_pending_review reply_to_review_comment
 edit_review_comment delete_review_comment dismiss_review create_review resolve_thread
@@ -37,7 +37,12 @@ What it does as GitHub does (see the tests for each):
   default; ``Link`` rel prev/next/last/first in that order, URLs
   ``{api}/repositories/{id}/…?page=K[&per_page=<as sent>][&since=<as sent>]``; past the
   last page ``[]`` with prev → last page, last, first. ``since`` keeps items whose
-  ``updated_at`` is at or after it.
+  ``updated_at`` is at or after it (``since_mode = "exclusive"``: only after it, the other
+  reading of GitHub's "updated after"). An edit sets ``updated_at`` to ``clock``, or to
+  ``at=`` (an earlier time: a write visible late; a far-future one: a hostile server);
+  ``touch_comment`` moves ``updated_at`` without changing the body (a reaction, a push
+  re-anchoring an inline comment: assumed to move it). Several edits in one second share one
+  ``updated_at``.
 - Weak ETag ``W/"<sha256 of the body>"``; a matching ``If-None-Match`` is a 304 that costs
   no rate limit. Rate limits per token (5000/h) and per client address unauthenticated
   (60/h), on the wall clock; ``/rate_limit`` is free; a spent limit is 403 (or 429).

@@ -132,6 +132,8 @@ def since_filter(req: Req, items: list, doc: str):
             f"Invalid value for `since`: '{raw}'. Expected an ISO 8601 timestamp.",
             doc,
         )
+    if getattr(req.fake, "since_mode", "inclusive") == "exclusive":
+        return [c for c in items if c.updated_at > since]
     return [c for c in items if c.updated_at >= since]
 
 

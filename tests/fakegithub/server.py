@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from . import gql, rest, shapes
 from .faults import MODES, Fault, GraphQLFault, LogEntry, RateLimiter
-from .model import Store, utc
+from .model import ReviewComment, Store, utc
 
 API_VERSION = "2022-11-28"
 UA_REQUIRED = (
@@ -66,6 +66,9 @@ class FakeGitHub:
         self._tokens: dict[str, str] = {}
         self._integration_tokens: set[str] = set()
         self.review_order = "id"  # or "submitted": see list_reviews in rest.py
+        # `since` keeps items updated at or after it ("inclusive"), or only after it
+        # ("exclusive"): GitHub's reference says "after"; which one it does is not confirmed
+        self.since_mode = "inclusive"
         self.poll_interval: int | None = (
             None  # when set: X-Poll-Interval on every REST answer
         )
@@ -283,15 +286,29 @@ class FakeGitHub:
                 self._clock = utc(first + count * step)
             return ids
 
-    def edit_comment(self, comment_id: int, body: str) -> dict:
+    def edit_comment(self, comment_id: int, body: str, at=None) -> dict:
+        """Edit a comment: its body and ``updated_at`` (``clock``, or ``at``: an earlier time
+        for a write that becomes visible late, a hostile future one)."""
         with self._lock:
             comment = self.store.comments[int(comment_id)]
-            self._edit(comment, body)
+            self._edit(comment, body, at)
             return shapes.issue_comment(self._view(), comment)
 
-    def _edit(self, comment, body: str) -> None:
+    def touch_comment(self, comment_id: int, at=None) -> dict:
+        """Move ``updated_at`` without changing the body (assumed possible: a reaction, a
+        re-anchored line, hiding). Issue comments and review comments alike."""
+        with self._lock:
+            comment = self.store.comments.get(int(comment_id)) or self.store.review_comments[
+                int(comment_id)
+            ]
+            self._edit(comment, comment.body, at)
+            if isinstance(comment, ReviewComment):
+                return shapes.review_comment(self._view(), comment)
+            return shapes.issue_comment(self._view(), comment)
+
+    def _edit(self, comment, body: str, at=None) -> None:
         comment.body = body
-        comment.updated_at = self._clock
+        comment.updated_at = self._clock if at is None else utc(at)
 
     def _post_comment(self, issue, body: str, login: str):
         author = self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
@@ -667,10 +684,10 @@ class FakeGitHub:
             review.dismissal_message = message
             return shapes.review(self._view(), review)
 
-    def edit_review_comment(self, comment_id: int, body: str) -> dict:
+    def edit_review_comment(self, comment_id: int, body: str, at=None) -> dict:
         with self._lock:
             comment = self.store.review_comments[int(comment_id)]
-            self._edit(comment, body)
+            self._edit(comment, body, at)
             return shapes.review_comment(self._view(), comment)
 
     def create_review(
