@@ -123,3 +123,25 @@ def test_max_pages_cutting_the_review_list_does_not_lose_an_inline_edit(fake, tm
         assert later.code == 0, later
         reported = [c["id"] for c in later.json["edited_review_comments"]]
     assert reported == [inline]
+
+
+@pytest.mark.parametrize("bad", [None, "yesterday"])
+@pytest.mark.parametrize("flag", [(), (FLAG,)])
+def test_a_returned_comment_whose_updated_at_is_not_a_time_is_malformed(issue, agent, bad,
+                                                                        flag):
+    """Once a watermark is stored, every write records the returned items' pairs, a check
+    without the flag included. A new comment whose `updated_at` is null or not a time (the
+    id read's answer; the `since` read's is checked already) was an internal error (exit 1,
+    "ValueError: not a time"); it is a malformed answer (exit 6), and nothing is written."""
+    old = issue.add_comments(OWNER, NAME, ISSUE, 3)
+    confirmed(agent, FLAG)
+    new = issue.add_comment(OWNER, NAME, ISSUE, "new")
+    body = [issue.get_comment(i) for i in old] + [dict(new, updated_at=bad)]
+    issue.inject("GET", rf"/issues/{ISSUE}/comments$", times=None, status=200,
+                 headers={"Content-Type": "application/json"}, body=json.dumps(body))
+    files = {k: agent.file(k).read_bytes() for k in ("", "updates")}
+    r = agent.check(*flag)
+    assert r.code == 6, r
+    assert r.json["error"]["code"] == "server" and "not a time" in r.json["error"]["message"]
+    assert "Traceback" not in r.stderr
+    assert {k: agent.file(k).read_bytes() for k in files} == files

@@ -94,7 +94,12 @@ def body_sha256(body: Any) -> str:
 
 
 def entry_of(raw: Mapping[str, Any]) -> Entry:
-    """The `seen` entry of an item as GitHub sent it (its pair and the hash of its body)."""
+    """The `seen` entry of an item as GitHub sent it (its pair and the hash of its body). An
+    `updated_at` that is not a time (null, a word: an item of an id read, which check_items
+    did not see) makes the answer malformed (exit 6), never an entry or a traceback."""
+    if parse_time(raw.get("updated_at")) is None:
+        raise ServerError(f"malformed response: updated_at of comment {raw.get('id')} is not "
+                          "a time")
     return [raw["id"], raw["updated_at"], body_sha256(raw.get("body"))]
 
 
