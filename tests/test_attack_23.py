@@ -57,6 +57,9 @@ def test_a_future_updated_at_within_the_days_slack_does_not_blind_the_watermark(
     assert [c["id"] for c in second["edited_comments"]] == [old[1]]
     third = confirmed(agent, FLAG)
     assert third["edited_comments"] == [] and not third["has_updates"]
+    idle = agent.check(FLAG)  # the future item stays in the window: still two 304s
+    assert idle.code == 0 and not idle.json["has_updates"], idle
+    assert [q.status for q in issue.requests if q.path != "/rate_limit"] == [304, 304]
 
 
 def test_a_future_created_at_as_the_establishing_anchor_does_not_blind_the_watermark(issue,
