@@ -39,6 +39,8 @@ from .errors import ServerError
 OVERLAP_SECONDS = 3600       # the `since` read starts this long before W
 SEEN_CAP = 1000              # entries kept; over it, a flagged check re-establishes W
 FUTURE_SLACK_SECONDS = 86400  # an updated_at later than Date + this is malformed
+DATE_BOUND_SECONDS = 3600    # W (and an establishing anchor) at most Date + this; at most
+                             # OVERLAP_SECONDS, so the next read starts no later than Date
 EPOCH = "1970-01-01T00:00:00Z"  # W of a list that was empty when it was established
 CAP_WARNING = ("more than {cap} edited comments were remembered for {what}: the edit "
                "watermark was established again at {through}; edits before now were not checked")
@@ -92,7 +94,12 @@ def body_sha256(body: Any) -> str:
 
 
 def entry_of(raw: Mapping[str, Any]) -> Entry:
-    """The `seen` entry of an item as GitHub sent it (its pair and the hash of its body)."""
+    """The `seen` entry of an item as GitHub sent it (its pair and the hash of its body). An
+    `updated_at` that is not a time (null, a word: an item of an id read, which check_items
+    did not see) makes the answer malformed (exit 6), never an entry or a traceback."""
+    if parse_time(raw.get("updated_at")) is None:
+        raise ServerError(f"malformed response: updated_at of comment {raw.get('id')} is not "
+                          "a time")
     return [raw["id"], raw["updated_at"], body_sha256(raw.get("body"))]
 
 
@@ -200,14 +207,42 @@ def index(seen: Iterable[Entry]) -> Dict[int, Entry]:
     return {e[0]: e for e in seen}
 
 
-def newest_updated(items: Iterable[Mapping[str, Any]], floor: Optional[str]) -> Optional[str]:
-    """The newest `updated_at` among items (and `floor`, a GitHub time already held)."""
+def newest_updated(items: Iterable[Mapping[str, Any]], floor: Optional[str],
+                   bound: Optional[_dt.datetime] = None) -> Optional[str]:
+    """The newest `updated_at` among items (and `floor`, a GitHub time already held), but
+    none later than `bound` (the read's `Date` plus the hour of overlap): a later time is
+    hostile (it passes check_items' day of slack), and as W it would leave every edit made
+    after the read unread until the clock caught up (their updated_at < W - 1 hour). With W
+    at most Date + 1 hour, the next read starts no later than the read's own Date, so an
+    edit made after it is read; the hour also absorbs a data clock ahead of `Date` (the
+    fake's is, and GitHub's need not agree). Such an item is recorded in `seen` like any
+    other; it only does not move W. Date bounds W, never sets it."""
     best = floor
     for raw in items:
         t = raw.get("updated_at")
-        if isinstance(t, str) and (best is None or _t(t) > _t(best)):
+        if not isinstance(t, str) or (bound is not None and _t(t) > bound):
+            continue
+        if best is None or _t(t) > _t(best):
             best = t
     return best
+
+
+def anchor_within(anchor: Optional[str], header: Optional[str]) -> Optional[str]:
+    """The anchor A an establishing read starts an hour before (W is at least A), but no
+    later than the last answer's `Date` plus the hour of overlap: a `created_at` after that
+    is hostile, and as A it would hold W where every edit made after the read is unread (see
+    newest_updated). Within the bound, A is GitHub's time unchanged."""
+    when = parse_time(anchor)
+    if when is None:
+        return anchor
+    bound = date_bound(header)
+    return anchor if when <= bound else format_time(bound)
+
+
+def date_bound(header: Optional[str]) -> _dt.datetime:
+    """What bounds W: the response's `Date` (this machine's clock without one) plus the
+    hour of overlap (see newest_updated)."""
+    return _date_of(header) + _dt.timedelta(seconds=DATE_BOUND_SECONDS)
 
 
 def check_items(items: Iterable[Mapping[str, Any]], date_header: Optional[str], what: str
@@ -257,19 +292,23 @@ class Decision:
 def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[str, Any]],
            whole: bool, at_or_before: Any, returned_new: Sequence[Mapping[str, Any]],
            limit: Optional[int], reason: Any, establish_from: Optional[str],
-           what: str = "the comment list") -> Decision:
+           what: str = "the comment list", bound: Optional[_dt.datetime] = None
+           ) -> Decision:
     """One flagged check of one list.
 
     previous      the stored watermark (None: establish it at this check)
     since_items   what the `since` read returned (ascending id); `whole`: nothing was cut
     at_or_before  a test on an item: handled under the previous id cursor (edits are of
                   handled comments; later ones are new). Asked only of edits, so a test
-                  that costs a request (a pull request's review list) is rarely paid
+                  that costs a request (a pull request's review list) is rarely paid.
+                  None: not known (that list cut by --max-pages): the edit is left for a
+                  later check, like one beyond --limit, and W does not move
     returned_new  the new items this check returns (their pairs are given)
     limit         --limit for edited items (None: no bound)
     reason        why the filters leave an item out (None: kept)
     establish_from  the `since` the establishing read used (a GitHub time), if any: W when
                   that read met nothing, else EPOCH (an empty list)
+    bound         the read's `Date` + 1 hour: W never moves past it (see newest_updated)
     """
     d = Decision()
     since_by_id = {r["id"]: r for r in since_items}
@@ -278,7 +317,7 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     if previous is None:
         # Establish: this read is the baseline; nothing is reported. Every pair it met is
         # taken as given, so an edit made before now is not reported next time.
-        through = newest_updated(since_items, establish_from) or EPOCH
+        through = newest_updated(since_items, establish_from, bound) or EPOCH
         base = [entry_of(r) for r in since_items if r["id"] not in new_ids]
         d.record = make(through, merge(base, new_pairs))
         d.established = True
@@ -287,9 +326,15 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     passed: List[Entry] = []
     candidates = []
     new_ids_seen = {e[0] for e in new_pairs}
+    undecided: List[Mapping[str, Any]] = []
     for raw in since_items:
         if is_edit(raw, seen):
-            if raw["id"] not in new_ids_seen and at_or_before(raw):
+            if raw["id"] in new_ids_seen:
+                continue
+            handled = at_or_before(raw)
+            if handled is None:  # not known (a cut list): left for a later check
+                undecided.append(raw)
+            elif handled:
                 candidates.append(raw)
         elif raw["id"] in seen:
             passed.append(entry_of(raw))  # a bump with the same text: keep its newer pair
@@ -305,14 +350,15 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
             kept += 1
             d.edited.append(raw)
             passed.append(entry_of(raw))
+    d.cut.extend(undecided)  # like edits beyond --limit: reported by a later check
     moved = whole and not d.cut
-    through = newest_updated(since_items, previous["through"]) if moved else \
+    through = newest_updated(since_items, previous["through"], bound) if moved else \
         previous["through"]
     merged = merge(merge(previous["seen"], passed), new_pairs)
     record = make(through, merged)
     if len(record["seen"]) > SEEN_CAP:
         # Re-establish: every pair this read met counts as given; keep the newest SEEN_CAP.
-        through = newest_updated(since_items, through) or through
+        through = newest_updated(since_items, through, bound) or through
         everything = [entry_of(r) for r in since_items]
         record = make(through, merge(merged, everything))
         if len(record["seen"]) > SEEN_CAP:

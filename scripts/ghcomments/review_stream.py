@@ -85,28 +85,37 @@ class ReviewStream(Stream):
         return dated[0]["submitted_at"] if dated else None
 
     def handled(self, previous: Optional[Dict[str, Any]], batch: Batch
-                ) -> Callable[[Dict[str, Any]], bool]:
+                ) -> Callable[[Dict[str, Any]], Optional[bool]]:
         """A comment of a submitted review the previous cursor passed (never a draft's, never
         one of a review not yet returned). The review list is read (one request per 100
-        reviews) only when this read did not see it and an edit needs the answer."""
+        reviews) only when this read did not see it and an edit needs the answer; a review
+        past a --max-pages cut of it is unknown (None: the edit is left for a later check,
+        the watermark does not move past it)."""
         returned = {r["id"] for r, _c in batch.items}
         reviews: Dict[int, Dict[str, Any]] = {}
-        loaded: List[bool] = []
+        loaded: List[bool] = []  # [whether --max-pages cut the review list]
 
-        def test(raw: Dict[str, Any]) -> bool:
+        def test(raw: Dict[str, Any]) -> Optional[bool]:
             rid = raw.get("pull_request_review_id")
             if previous is None or not isinstance(rid, int) or rid in returned:
                 return False
             if not loaded:
-                loaded.append(True)
-                listed = self.listed
+                listed, cut = self.listed, False
                 if listed is None:
-                    listed, _pages, _cut = self.client.paginate(
+                    listed, _pages, cut = self.client.paginate(
                         f"{self.base}/reviews", {"per_page": PER_PAGE_MAX},
                         max_pages=self.max_pages, what=f"reviews of {self.label}")
+                    if cut:
+                        self.warnings.append(
+                            f"--max-pages {self.max_pages} stopped reading the reviews of "
+                            f"{self.label}: edits of inline comments of reviews past it are "
+                            "left for a later check")
+                loaded.append(bool(cut))
                 reviews.update({r["id"]: r for r in listed
                                 if isinstance(r, dict) and isinstance(r.get("id"), int)})
             review = reviews.get(rid)
+            if review is None and loaded[0]:
+                return None  # past the cut: not known to be passed (edits.decide defers it)
             return (review is not None and is_submitted(review)
                     and not is_new_review(review, previous))
         return test

@@ -47,6 +47,7 @@ class SinceRead:
     probes: List[Dict[str, Any]] = field(default_factory=list)  # [{page, per_page, etag}]
     pages: int = 0
     warnings: List[str] = field(default_factory=list)
+    date: Optional[str] = None  # the `Date` of the read's last answer (bounds W)
 
     @property
     def hint(self) -> Optional[Dict[str, Any]]:
@@ -100,6 +101,7 @@ def read(client: Any, path: str, what: str, since: str, max_pages: int,
                             f"{what} updated since {since}: the edit watermark does not move")
         return out
     finally:
+        out.date = client.rate.get("date")
         out.pages = cl.pages
         out.warnings.extend(cl.warnings)
 
@@ -191,6 +193,8 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
     out = EditRead()
     if previous is not None and not edits.valid(previous):
         previous = None
+    if previous is None:  # the id read's Date bounds the anchor (a hostile created_at)
+        establish_from = edits.anchor_within(establish_from, client.rate.get("date"))
     want = edits.since_of(previous["through"]) if previous else (
         edits.since_of(establish_from) if edits.parse_time(establish_from) else edits.EPOCH)
     url_since, probe = want, None
@@ -204,7 +208,8 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
     floor = edits.parse_time(want)
     items = [i for i in r.items if (edits.parse_time(i.get("updated_at")) or floor) >= floor]
     d = edits.decide(previous, items, r.whole and not r.not_modified, at_or_before,
-                     returned_new, limit, reason, establish_from, what)
+                     returned_new, limit, reason, establish_from, what,
+                     edits.date_bound(r.date))
     out.edited = list(d.edited)  # type: ignore[arg-type]
     for _raw, why in d.left_out:
         out.left_out[why] = out.left_out.get(why, 0) + 1
