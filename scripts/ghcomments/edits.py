@@ -29,12 +29,16 @@ This module is pure (no network, no files): the round reads, this decides.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import re
-from email.utils import parsedate_to_datetime
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping
 
 from .errors import ServerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+    Entry = List[Any]  # [id, updated_at, body_sha256]
 
 OVERLAP_SECONDS = 3600       # the `since` read starts this long before W
 SEEN_CAP = 1000              # entries kept; over it, a flagged check re-establishes W
@@ -44,8 +48,6 @@ DATE_BOUND_SECONDS = 3600    # W (and an establishing anchor) at most Date + thi
 EPOCH = "1970-01-01T00:00:00Z"  # W of a list that was empty when it was established
 CAP_WARNING = ("more than {cap} edited comments were remembered for {what}: the edit "
                "watermark was established again at {through}; edits before now were not checked")
-
-Entry = List[Any]  # [id, updated_at, body_sha256]
 
 _TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
 _SHA_RE = re.compile(r"[0-9a-f]{64}")
@@ -90,6 +92,8 @@ def newer(a: str, b: str) -> str:
 # --------------------------------------------------------------------------- the record
 
 def body_sha256(body: Any) -> str:
+    import hashlib  # only where a body is hashed: never on a no-change poll (section 20)
+
     return hashlib.sha256(("" if body is None else str(body)).encode("utf-8")).hexdigest()
 
 
@@ -267,6 +271,8 @@ def check_items(items: Iterable[Mapping[str, Any]], date_header: Optional[str], 
 def _date_of(header: Optional[str]) -> _dt.datetime:
     if header:
         try:
+            from email.utils import parsedate_to_datetime  # email: only on a flagged read
+
             when = parsedate_to_datetime(header)
             if when is not None and when.tzinfo is not None:
                 return when

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from . import edits, normalize, records, since
+from . import edits, normalize, records
 from .errors import NotFoundError, ServerError
 from .plain import factory, plain, replace
 from .scan import (
@@ -233,6 +233,8 @@ class Stream:
             # list, where the newest comment bounds the read (a batch cut short does not)
             return [], left
         if flagged:
+            from . import since  # only a flagged check reads `since` windows
+
             er = since.read_edits(
                 self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
                 stored if previous is not None else None,
