@@ -31,10 +31,15 @@ interrupt.uninstall()  # importing the helper notes signals from then on: not in
 MODULES = {"check_issue_updates.py": check_issue_updates,
            "get_latest_comments.py": get_latest_comments,
            "get_pr_comments.py": get_pr_comments}
+# Each script's own `__main__` line: `gic.run(main, exit_code=gic.exit_code)`, or `gic.run(main)`
+# for get_pr_comments.py (tests/test_inprocess.py checks the scripts still say so).
+EXIT_CODES = {"check_issue_updates.py": gic.exit_code, "get_latest_comments.py": gic.exit_code,
+              "get_pr_comments.py": None}
 
 
 def call_raw(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int, str, str]:
     """`python3 scripts/NAME.py argv` in-process: (exit code, stdout, stderr)."""
+    name = next(n for n, m in MODULES.items() if m is module)
     saved_env = dict(os.environ)
     buf = io.BytesIO()
     out = io.TextIOWrapper(buf, encoding="utf-8")
@@ -44,7 +49,7 @@ def call_raw(module: Any, argv: Sequence[Any], env: Dict[str, str]) -> Tuple[int
     os.environ.update(env)
     sys.stdout, sys.stderr = out, err
     try:
-        code = gic.run(module.main, [str(a) for a in argv], exit_code=gic.exit_code)
+        code = gic.run(module.main, [str(a) for a in argv], exit_code=EXIT_CODES[name])
     finally:
         out.flush()
         sys.stdout, sys.stderr = saved

@@ -15,6 +15,7 @@ cannot be bound (no root) the tests that need it are skipped before anything run
 
 from __future__ import annotations
 
+import errno
 import json
 import socket
 import subprocess
@@ -60,7 +61,11 @@ class Ear:
         self.heads: List[str] = []
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, port))
+        try:
+            self.sock.bind((host, port))
+        except OSError:
+            self.sock.close()
+            raise
         self.sock.listen(5)
         self.sock.settimeout(0.5)
         self.stop_at = time.monotonic() + 60
@@ -99,10 +104,18 @@ class Ear:
 
 @pytest.fixture
 def ear():
-    try:
-        e = Ear()
-    except OSError as exc:
-        pytest.skip(f"cannot listen on {OTHER_HOST}:80: {exc}")
+    # One port 80 for every xdist worker and every suite running at once: a busy port is
+    # waited for (its holder is a test of seconds), never a skip; any other refusal skips.
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            e = Ear()
+            break
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE and time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            pytest.skip(f"cannot listen on {OTHER_HOST}:80: {exc}")
     yield e
     e.close()
 

@@ -598,8 +598,12 @@ def test_a_signal_after_the_first_rename_finishes_every_write(gh, tmp_path):
         gh.add_comment(OWNER, NAME, n, "news", user="dave")
     first = Agent(gh, tmp_path, "--issue", ISSUES[0])
     old = first.file("updates").read_bytes()
-    proc = _spawn_inbox(gh, tmp_path, *follow_all(KEYS_I[:2]), pause="renamed:1")
+    # 2 s after each rename (two updates files, then the inbox file): the signal lands after
+    # the first rename with seconds to spare on a loaded machine; a signal sent to a process
+    # already done would prove nothing
+    proc = _spawn_inbox(gh, tmp_path, *follow_all(KEYS_I[:2]), pause="renamed:2")
     _wait_for(lambda: first.file("updates").read_bytes() != old, proc)
+    assert proc.poll() is None, "the signal must reach the process before it ends"
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, (out, err)

@@ -10,6 +10,7 @@ fake's request log, never from timings).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -494,3 +495,26 @@ def test_unknown_cursor_review_ids_and_times_are_state_errors_not_crashes(pr_age
     pr_agent.file().write_text(json.dumps(cp))
     r = pr_agent.check()
     assert r.code == 7 and r.json["error"]["code"] == "state", r
+
+
+def test_a_signal_just_as_the_temp_file_is_created_leaves_no_temp_file(tmp_path, monkeypatch):
+    """Found by two suites at once: SIGTERM sent the moment the confirm's temp file appeared
+    landed as os.open returned, before the write's cleanup was armed, and left the temp file.
+    Here the signal's exception is raised right after the real open created the file."""
+    from tests.inprocess import interrupt, state
+
+    real_open = os.open
+    target = tmp_path / "octo-hello-5.json"
+
+    def open_then_signal(path, flags, mode=0o777, **kw):
+        fd = real_open(path, flags, mode, **kw)
+        if ".tmp-" in str(path):
+            os.close(fd)
+            raise interrupt.Interrupted(signal.SIGTERM)
+        return fd
+
+    monkeypatch.setattr(state.os, "open", open_then_signal)
+    with pytest.raises(interrupt.Interrupted):
+        state._atomic_write_bytes(str(target), b'{"a": 1}\n', commit=True)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

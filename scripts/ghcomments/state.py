@@ -215,16 +215,18 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
     command's commit point (signals are held from it on)."""
     folder, base = os.path.split(path)
     tmp = os.path.join(folder, f".{base}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    try:
+    fd = -1
+    try:  # the open inside: a signal just after it created the file removes the file too
         try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
             half = len(data) // 2
             os.write(fd, data[:half])
             _pause("write")
             os.write(fd, data[half:])
             os.fsync(fd)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
         _pause("rename")
         if commit:
             interrupt.hold()  # from the rename on, a signal no longer interrupts
