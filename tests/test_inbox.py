@@ -771,3 +771,23 @@ def test_the_last_poll_of_an_inbox_wait_is_one_poll(gh, tmp_path):
         assert r.code == 0, r
         assert 2 <= r.json["polls"] <= 3, r.json["polls"]
         assert [q.status for q in gh.requests] == [304] * 3 * r.json["polls"]
+
+
+def test_a_host_that_refuses_connections_ends_the_inbox_at_the_first_round(fake, tmp_path):
+    """A connection the host refuses is the host's error, not one round's (section 18): the
+    first round's three attempts end the command; the other rounds are never tried."""
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = script_env(fake, GITHUB_API_URL=f"http://127.0.0.1:{port}",
+                     GH_MONITOR_TEST_TIME_SCALE="0.01")
+    r = inbox(fake, tmp_path, *follow_all(KEYS_I), env=env)
+    assert r.code == 6, r
+    assert json.loads(r.stdout)["error"]["code"] == "network", r.stdout
+    tried = [line for line in r.stderr.splitlines() if "retrying" in line]
+    assert len(tried) == 2, r.stderr  # attempts 2 and 3 of the first round, then the end
+    assert all(f"#{ISSUES[0]}" in line or f"/{ISSUES[0]}/" in line for line in tried), r.stderr
+    for n in ISSUES[1:]:
+        assert f"#{n}" not in r.stderr and f"/{n}/" not in r.stderr, r.stderr

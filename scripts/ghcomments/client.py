@@ -202,11 +202,13 @@ class GitHubClient:
                        attempts: int) -> BundleError:
         message = f"{what}: {exc}"
         if not idempotent and exc.sent:  # a write; a read by POST (GraphQL) writes nothing
-            return NetworkError(message + " — the request may have reached GitHub, so the "
-                                "comment may or may not have been written")
-        if attempts > 1:
+            message += (" — the request may have reached GitHub, so the comment may or may "
+                        "not have been written")
+        elif attempts > 1:
             message += f" (after {attempts} attempts)"
-        return NetworkError(message)
+        err = NetworkError(message)
+        err.kind = exc.kind
+        return err
 
     def _note_rate(self, resp: Response) -> None:
         for key in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used",
@@ -312,6 +314,7 @@ class GitHubClient:
             if exc.sent:
                 self.requests += 1
             err = NetworkError(f"{what}: {exc}")
+            err.kind = exc.kind
             err.maybe_applied = exc.sent  # type: ignore[attr-defined]
             raise err
         self.requests += 1

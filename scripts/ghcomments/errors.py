@@ -68,7 +68,11 @@ class RateLimitedError(BundleError):
 
 
 class NetworkError(BundleError):
+    """No answer: `kind` is the transport's word for why ("connect": DNS, refused, TLS, reset;
+    "timeout"; "incomplete"), which tells a host that cannot be reached from one slow read."""
+
     code, exit_code = "network", 6
+    kind: Optional[str] = None
 
 
 class ServerError(BundleError):

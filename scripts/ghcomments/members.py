@@ -170,7 +170,7 @@ def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:
     if isinstance(err, AuthError):
         return err.status != 403  # 403: no access to this one round; 401 or no token: all
     if isinstance(err, (ServerError, NetworkError)):
-        if getattr(err.__context__, "kind", None) == "connect":
+        if getattr(err, "kind", None) == "connect":
             return True  # DNS, refused, TLS: the host cannot be reached
         return last is not None and type(last) is type(err) and last.status == err.status
     return True  # a rate limit, a usage error, a missing dependency, a bug: the command's
