@@ -870,9 +870,15 @@ RAW_HIDDEN = re.compile("[\ufe00-\ufe0f]{2,}|[" + "".join(
     re.escape(c) for c in HIDDEN_ORACLE if c not in "\t" and not "\ufe00" <= c <= "\ufe0f")
     + "]")
 
+# The characters drawn before issue 24 widened the set, kept as a branch of their own: among
+# the ~4,400 of the whole set each would be drawn a few times in a thousand examples.
+CLASSIC = list("\n\r\t\x1b\x07\x00\x85\x9b\u202e\u2066\u200b\u2028\ufeff\ufe00\ufe0f\u00ad"
+               "\u3164") + ["\U000e0041", "\U000e0100"]
+
 FIELD_TEXT = st.text(
     alphabet=st.one_of(
         st.sampled_from(HIDDEN_ORACLE),
+        st.sampled_from(CLASSIC),
         st.sampled_from(list(LINE_BREAKS + "\t\x1b\x9b")),
         st.characters(blacklist_categories=("Cs",))),
     max_size=12)
@@ -920,9 +926,11 @@ def test_random_text_in_every_field_stays_in_its_field(fake, sh_env, login, asso
         if "json" in name or r.code != 0:
             strict_json(r.stdout)
             continue
-        for line in r.stdout.splitlines():
-            # Bodies keep their line breaks, escaped otherwise; no line holds a raw control,
-            # and no hidden character of the whole set (split as str.splitlines() does).
+        for line in r.stdout.split("\n"):
+            # Bodies keep their line breaks as "\n" (each line indented), escaped otherwise; no
+            # line holds a raw control, and no hidden character of the whole set: a CR, U+0085,
+            # U+2028 or any other break str.splitlines() knows is such a character here (split
+            # on them, the lines would hide the very break that forged a line).
             assert not RAW_CONTROL.search(line), (name, line)
             assert not RAW_HIDDEN.search(line), (name, line)
     # No field but the body can add a line: the same answer with plain fields ("x") gives as
