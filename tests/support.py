@@ -79,6 +79,32 @@ def run_script(name: str, *args: Any, env: Optional[Dict[str, str]] = None,
                proc.stderr.decode("utf-8", "replace"))
 
 
+def inbox(fake, root, *args: Any, env: Optional[Dict[str, str]] = None) -> Run:
+    """`check_issue_updates.py --root ROOT args…` over rounds (`--follow`, `--followed`), the
+    fake's log cleared first, so `fake.requests` afterwards holds exactly its requests."""
+    fake.clear_log()
+    return run_script("check_issue_updates.py", "--root", root, *args,
+                      env=env or script_env(fake))
+
+
+def latest(fake, root, *args: Any, env: Optional[Dict[str, str]] = None) -> Run:
+    """`get_latest_comments.py --root ROOT args…` (confirm, `--followed`, `--unfollow`), the
+    fake's log cleared first."""
+    fake.clear_log()
+    return run_script("get_latest_comments.py", "--root", root, *args,
+                      env=env or script_env(fake))
+
+
+def follow_args(keys) -> list:
+    """`--follow K` for each key, in order."""
+    return [arg for k in keys for arg in ("--follow", k)]
+
+
+def by_key(doc) -> Dict[str, Any]:
+    """An inbox document's conversations by key."""
+    return {c["key"]: c for c in doc["conversations"]}
+
+
 def comment_requests(fake, method: str = "GET"):
     """The fake's log entries for issue-comment list reads (the monitor's requests)."""
     return [r for r in fake.requests if r.method == method and r.path.endswith("/comments")

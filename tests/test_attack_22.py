@@ -17,6 +17,8 @@ from tests.support import (
     SCRIPT_PYTHON,
     SCRIPTS,
     Agent,
+    inbox,
+    latest,
     run_script,
     script_env,
     state_dir,
@@ -34,16 +36,6 @@ def gh(fake):
         fake.add_issue(OWNER, NAME, n)
         fake.add_comments(OWNER, NAME, n, 2)
     return fake
-
-
-def inbox(fake, root, *args):
-    fake.clear_log()
-    return run_script("check_issue_updates.py", "--root", root, *args, env=script_env(fake))
-
-
-def latest(fake, root, *args):
-    fake.clear_log()
-    return run_script("get_latest_comments.py", "--root", root, *args, env=script_env(fake))
 
 
 def hold_lock(path):

@@ -19,6 +19,7 @@ from tests.support import (
     SCRIPT_PYTHON,
     SCRIPTS,
     Agent,
+    latest,
     run_script,
     script_env,
     state_dir,
@@ -51,12 +52,6 @@ def web_urls(fake):
 
 def host(fake) -> str:
     return fake.url.split("://", 1)[1]
-
-
-def latest(fake, root, *args, env=None):
-    fake.clear_log()
-    return run_script("get_latest_comments.py", "--root", root, *args,
-                      env=env or script_env(fake))
 
 
 def files(root):

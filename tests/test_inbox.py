@@ -12,7 +12,18 @@ import json
 
 import pytest
 
-from tests.support import NAME, OWNER, Agent, run_script, script_env, state_dir
+from tests.support import (
+    NAME,
+    OWNER,
+    Agent,
+    by_key,
+    follow_args,
+    inbox,
+    latest,
+    run_script,
+    script_env,
+    state_dir,
+)
 
 ISSUES = (5, 9, 11)
 PRS = (7, 8)
@@ -33,32 +44,12 @@ def gh(fake):
     return fake
 
 
-def inbox(fake, root, *args, env=None):
-    """check_issue_updates.py over rounds (the fake's log cleared first)."""
-    fake.clear_log()
-    return run_script("check_issue_updates.py", "--root", root, *args,
-                      env=env or script_env(fake))
-
-
-def latest(fake, root, *args, env=None):
-    fake.clear_log()
-    return run_script("get_latest_comments.py", "--root", root, *args,
-                      env=env or script_env(fake))
-
-
 def follow_all(keys=KEYS_I + KEYS_P):
-    out = []
-    for k in keys:
-        out += ["--follow", k]
-    return out
+    return follow_args(keys)
 
 
 def ids(items):
     return [x["id"] for x in items]
-
-
-def by_key(doc):
-    return {c["key"]: c for c in doc["conversations"]}
 
 
 def confirm_each(fake, root, doc):

@@ -15,7 +15,16 @@ import json
 
 import pytest
 
-from tests.support import NAME, OWNER, Agent, run_script, script_env, state_dir
+from tests.support import (
+    NAME,
+    OWNER,
+    Agent,
+    by_key,
+    follow_args,
+    inbox,
+    latest,
+    state_dir,
+)
 
 FLAG = "--include-edits"
 ISSUES = (5, 9, 11)
@@ -43,27 +52,6 @@ def sha(body):
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def inbox(fake, root, *args):
-    fake.clear_log()
-    return run_script("check_issue_updates.py", "--root", root, *args, env=script_env(fake))
-
-
-def latest(fake, root, *args):
-    fake.clear_log()
-    return run_script("get_latest_comments.py", "--root", root, *args, env=script_env(fake))
-
-
-def follow(keys):
-    out = []
-    for k in keys:
-        out += ["--follow", k]
-    return out
-
-
-def by_key(doc):
-    return {c["key"]: c for c in doc["conversations"]}
-
-
 def ids(items):
     return [x["id"] for x in items]
 
@@ -84,7 +72,7 @@ def settle(fake, root, keys, *args):
     """Follow the rounds with the flag and confirm until a check is quiet (the first flagged
     check establishes each watermark; the next leaves the poll hints)."""
     for _ in range(4):
-        r = inbox(fake, root, *follow(keys), FLAG, *args)
+        r = inbox(fake, root, *follow_args(keys), FLAG, *args)
         assert r.code == 0, r
         if not r.json["conversations"] and not r.json["errors"]:
             return r.json
@@ -113,7 +101,7 @@ def test_an_edit_in_one_round_and_new_comments_in_another(gh, tmp_path):
     edited = gh.made[5][0]
     gh.edit_comment(edited, "LGTM, but rename this")
     new = gh.add_comments(OWNER, NAME, 9, 2)
-    r = inbox(gh, tmp_path, *follow(keys), FLAG)
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert r.code == 0, r
     doc = r.json
     rounds = by_key(doc)
@@ -144,7 +132,7 @@ def test_an_edit_in_one_round_and_new_comments_in_another(gh, tmp_path):
     assert sorted(c.json["confirmed"]) == sorted([KEYS_I[0], KEYS_I[1]])
     assert stored_edits(gh, tmp_path, 5) == whole
     # returned once: the next check has nothing, all 304
-    again = inbox(gh, tmp_path, *follow(keys), FLAG)
+    again = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert again.code == 0, again
     assert again.json["conversations"] == [] and again.json["has_updates"] is False
     assert all(q.status == 304 for q in gh.requests), [(q.path, q.status) for q in gh.requests]
@@ -155,13 +143,13 @@ def test_an_edit_on_a_pull_request_round_through_the_inbox(gh, tmp_path):
     settle(gh, tmp_path, keys)
     gh.advance(60)
     gh.edit_comment(gh.made[7][1], "edited on the pull request")
-    r = inbox(gh, tmp_path, *follow(keys), FLAG)
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert r.code == 0, r
     pr = by_key(r.json)[KEYS_P[0]]
     assert ids(pr["edited_comments"]) == [gh.made[7][1]]
     assert pr["edited_review_comments"] == []
     watermark_shapes_on_stdout(r.json)
-    text = inbox(gh, tmp_path, *follow(keys), FLAG, "--format", "summary")
+    text = inbox(gh, tmp_path, *follow_args(keys), FLAG, "--format", "summary")
     assert text.code == 0, text
     assert "edited since handled: 1 comment(s), 0 inline comment(s)" in text.stdout
     assert "edited on the pull request" in text.stdout
@@ -182,7 +170,7 @@ def test_a_max_total_cut_drops_an_edit_that_comes_back_exactly_once(gh, tmp_path
     before = stored_edits(gh, tmp_path, 5)
     seen, docs = [], 0
     while True:
-        r = inbox(gh, tmp_path, *follow(keys), FLAG, "--max-total", 3)
+        r = inbox(gh, tmp_path, *follow_args(keys), FLAG, "--max-total", 3)
         assert r.code == 0, r
         doc = r.json
         docs += 1
@@ -232,7 +220,7 @@ def test_the_inbox_confirm_writes_a_snapshot_whose_only_change_is_an_edit(gh, tm
     settle(gh, tmp_path, keys)
     gh.advance(60)
     gh.edit_comment(gh.made[5][2], "edited")
-    r = inbox(gh, tmp_path, *follow(keys), FLAG)
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert r.code == 0, r
     one = by_key(r.json)[KEYS_I[0]]
     assert ids(one["edited_comments"]) == [gh.made[5][2]]
@@ -254,7 +242,7 @@ def test_the_inbox_confirm_writes_a_snapshot_whose_only_change_is_an_edit(gh, tm
     assert again.code == 0, again
     assert again.json["confirmed"] == [] and KEYS_I[0] in again.json["already_applied"]
     assert Agent(gh, tmp_path, "--issue", 5).file().read_bytes() == cp
-    nothing = inbox(gh, tmp_path, *follow(keys), FLAG)
+    nothing = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert nothing.json["conversations"] == []
 
 
@@ -264,7 +252,7 @@ def test_the_inbox_confirm_is_already_applied_past_a_later_watermark(gh, tmp_pat
     gh.advance(60)
     gh.edit_comment(gh.made[5][0], "first edit")
     gh.add_comments(OWNER, NAME, 9, 1)
-    r = inbox(gh, tmp_path, *follow(keys), FLAG)
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert r.code == 0, r
     recorded = inbox_round(tmp_path, r.json["snapshot_id"], KEYS_I[0])
     # the round moves alone, past the inbox snapshot: a later edit, a flagged check, its confirm
@@ -290,7 +278,7 @@ def test_the_inbox_confirm_refuses_a_round_whose_watermark_moved_alone(gh, tmp_p
     settle(gh, tmp_path, keys)
     gh.advance(60)
     new = gh.add_comments(OWNER, NAME, 5, 1)
-    r = inbox(gh, tmp_path, *follow(keys), FLAG)  # the id cursor and W move to the new one
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG)  # the id cursor and W move to the new one
     assert r.code == 0, r
     entry = inbox_round(tmp_path, r.json["snapshot_id"], KEYS_I[0])
     # meanwhile the round moves alone: its own flagged check, confirmed --through the new
@@ -319,7 +307,7 @@ def test_the_inbox_confirm_refuses_a_round_whose_watermark_moved_alone(gh, tmp_p
 def test_an_idle_inbox_poll_with_the_flag_is_within_the_bound_all_304(gh, tmp_path):
     keys = KEYS_I + KEYS_P
     settle(gh, tmp_path, keys)
-    r = inbox(gh, tmp_path, *follow(keys), FLAG)
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert r.code == 0, r
     assert r.json["conversations"] == [] and r.json["quiet"] == keys
     # I*(1+e) + P*(2+2e) + r + d with e = 1, r = d = 0: 3*2 + 2*4
@@ -355,7 +343,7 @@ def test_edited_inline_comments_are_units_a_cut_returns_whole_later(gh, tmp_path
     gh.advance(60)
     rid2, inline2 = review(gh, PRS[0], 1)
     before = stored_edits(gh, tmp_path, PRS[0], "reviews")
-    r = inbox(gh, tmp_path, *follow(keys), FLAG, "--max-total", 2)
+    r = inbox(gh, tmp_path, *follow_args(keys), FLAG, "--max-total", 2)
     assert r.code == 0, r
     pr = by_key(r.json)[KEYS_P[0]]
     # the new review (2 items: itself and its comment) fills the bound: the edits wait
@@ -366,7 +354,7 @@ def test_edited_inline_comments_are_units_a_cut_returns_whole_later(gh, tmp_path
     c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
                r.json["snapshot_id"])
     assert c.code == 0, c
-    r2 = inbox(gh, tmp_path, *follow(keys), FLAG, "--max-total", 2)
+    r2 = inbox(gh, tmp_path, *follow_args(keys), FLAG, "--max-total", 2)
     pr2 = by_key(r2.json)[KEYS_P[0]]
     assert ids(pr2["edited_review_comments"]) == inline
     assert [x["body"] for x in pr2["edited_review_comments"]] == ["inline edit 0",
@@ -376,7 +364,7 @@ def test_edited_inline_comments_are_units_a_cut_returns_whole_later(gh, tmp_path
     c2 = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
                 r2.json["snapshot_id"])
     assert c2.code == 0, c2
-    r3 = inbox(gh, tmp_path, *follow(keys), FLAG)
+    r3 = inbox(gh, tmp_path, *follow_args(keys), FLAG)
     assert r3.json["conversations"] == [], r3.json["conversations"]
 
 
