@@ -52,10 +52,12 @@ bench: install
 install-skill:
 	@$(PYTHON) tools/install_skill.py --dest "$(DEST)" $(if $(filter-out 0,$(FORCE)),--force)
 
+# check_layers: the package's floors import only downward (docs/reference.md, "The map").
 # agentskills validates the installed shape: the files install-skill copies, nothing else;
 # `claude plugin validate --strict` the plugin marketplace, when the CLI is there (make test-tools).
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/python tools/check_layers.py
 	@if ls scripts/*.sh >/dev/null 2>&1; then \
 	  if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh; \
 	  else echo "shellcheck not installed: shell scripts not linted" >&2; \

@@ -18,7 +18,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts"))
 
-from ghcomments import cli, config  # noqa: E402
+from ghcomments import cli  # noqa: E402
+from ghcomments.net import config  # noqa: E402
 from ghcomments.preflight import run_checks  # noqa: E402
 
 

@@ -741,7 +741,7 @@ gh_get() {
 
 # --------------------------------------------------------------------------- jq programs
 
-# Hidden characters as scripts/ghcomments/normalize.py HIDDEN_RE counts them: hidden_class is
+# Hidden characters as scripts/ghcomments/text/normalize.py HIDDEN_RE counts them: hidden_class is
 # normalize.hidden_ranges() written out (Default_Ignorable_Code_Point, Cf, Cc but tab and
 # newline, U+2028/2029; code points above U+FFFF as surrogate pairs; a test compares the two),
 # plus a CR not before a newline and runs of two or more of U+FE00–U+FE0F. field_re (FIELD_RE)

@@ -22,14 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 
-from ghcomments import interrupt
+from ghcomments.base import interrupt
 
 interrupt.early()  # a signal from here on is noted: one whole document (CONTRACT section 14)
 
-from ghcomments import (
-    __version__,  # noqa: F401  (re-exported)
-    config,
-)
+from ghcomments import __version__  # noqa: F401  (re-exported)
+from ghcomments.base.errors import UsageError  # noqa: F401
 from ghcomments.cli import (  # noqa: F401
     Context,
     add_connection_args,
@@ -44,11 +42,11 @@ from ghcomments.cli import (  # noqa: F401
     positive_int,
     run,
 )
-from ghcomments.engine import Round
-from ghcomments.errors import UsageError  # noqa: F401
-from ghcomments.filters import parse_ignore
-from ghcomments.layouts import Monitor, PullRequestRound
-from ghcomments.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
+from ghcomments.net import config
+from ghcomments.round.engine import Round
+from ghcomments.round.filters import parse_ignore
+from ghcomments.round.layouts import Monitor, PullRequestRound
+from ghcomments.round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -71,7 +69,7 @@ def _options(args: argparse.Namespace) -> Options:
 def _shaped(doc: Dict[str, Any], args: argparse.Namespace) -> Result:
     if args.format != "summary":
         return doc, None
-    from ghcomments.render import monitor_summary
+    from ghcomments.text.render import monitor_summary
 
     return doc, monitor_summary(doc)
 
@@ -92,14 +90,14 @@ def check_issue_updates(args: argparse.Namespace) -> Result:
     options = _options(args)  # filter flags and wait bounds checked before anything else
     wait = None
     if args.wait is not None:
-        from ghcomments.wait import Wait
+        from ghcomments.round.wait import Wait
 
         wait = Wait(args.wait, args.poll_interval)
     if args.wait is None and args.poll_interval is not None:
         raise UsageError("--poll-interval goes with --wait")
     if args.follow or args.followed:  # many rounds: the inbox (CONTRACT section 18)
-        from ghcomments import inbox
-        from ghcomments.render import inbox_summary
+        from ghcomments.inbox import inbox
+        from ghcomments.text.render import inbox_summary
 
         doc = inbox.check(args, wait, options)
         return doc, (inbox_summary(doc) if args.format == "summary" else None)
@@ -151,8 +149,8 @@ def _round_flags(args: argparse.Namespace, what: str, extra: Dict[str, str]) -> 
 
 def _following(args: argparse.Namespace) -> Result:
     """--unfollow [REF] and the --followed listing: no request (CONTRACT section 18)."""
-    from ghcomments import following, refs
-    from ghcomments.render import followed_summary, unfollow_summary
+    from ghcomments.store import following, refs
+    from ghcomments.text.render import followed_summary, unfollow_summary
 
     if args.unfollow is None:  # --followed alone
         _round_flags(args, "--followed (the listing)", {
@@ -187,7 +185,9 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     followed rounds and --unfollow (section 18)."""
     interrupt.install()  # one commit point (CONTRACT section 14)
     if args.confirm_updates and (args.followed or args.follow):
-        from ghcomments import inbox_confirm  # one confirm for the inbox (CONTRACT section 18)
+        from ghcomments.inbox import (
+            inbox_confirm,  # one confirm for the inbox (CONTRACT section 18)
+        )
 
         given = [flag for name, flag in INBOX_CONFIRM_REFUSES.items()
                  if getattr(args, name, None) not in (None, False)]
@@ -232,22 +232,22 @@ def get_latest_comments(args: argparse.Namespace) -> Result:
     ctx = Context(args)
     round_ = _round(ctx, args, network=not args.confirm_updates)
     if args.confirm_updates:
-        from ghcomments.confirm import confirm
+        from ghcomments.round.confirm import confirm
 
         return _shaped(confirm(round_, args.snapshot_id, args.through, args.force), args)
     limit = args.limit
     if limit is None and (selector == "checkpoint" or ctx.pr is not None):
         limit = DEFAULT_LIMIT
-    from ghcomments.selectors import fetch
+    from ghcomments.round.selectors import fetch
 
     return _shaped(fetch(round_, selector, value, limit, args.update_state, args.force), args)
 
 
 def get_pr_comments(args: argparse.Namespace) -> Result:
     """PR review feedback (CONTRACT section 7); imported on use, so the monitor and the writer
-    do not load ghcomments.pr (about 4 ms of every run)."""
+    do not load ghcomments.streams.pr (about 4 ms of every run)."""
     interrupt.default()  # read-only: no commit point
-    from ghcomments.pr import get_pr_comments as impl
+    from ghcomments.streams.pr import get_pr_comments as impl
 
     return impl(args)
 

@@ -55,7 +55,7 @@ class StoryBroken(Exception):
 
 
 def reveal(text: str) -> str:
-    from ghcomments.normalize import reveal as _reveal
+    from ghcomments.text.normalize import reveal as _reveal
 
     return _reveal(text) or ""
 

@@ -24,7 +24,7 @@ import check_issue_updates  # noqa: E402
 import get_latest_comments  # noqa: E402
 import get_pr_comments  # noqa: E402
 import github_issue_comments as gic  # noqa: E402
-from ghcomments import interrupt, plain, state  # noqa: E402, F401  (for the tests)
+from ghcomments.base import interrupt, plain  # noqa: E402, F401  (for the tests)
 
 interrupt.uninstall()  # importing the helper notes signals from then on: not in pytest itself
 

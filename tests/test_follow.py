@@ -356,7 +356,7 @@ def test_the_inbox_summary_shows_each_conversations_items_and_escapes_every_fiel
     import sys
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments.render import inbox_summary
+    from ghcomments.text.render import inbox_summary
 
     gh.add_comment(OWNER, NAME, ISSUE, "line one\nline two \x1b[31mred\u202e", user="ev\u202eil")
     conversations = []
@@ -398,7 +398,7 @@ def _inbox(root):
     import sys
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments.inbox_file import InboxFile
+    from ghcomments.store.inbox_file import InboxFile
 
     folder = state_dir(root)
     return InboxFile(str(root), str(folder))
@@ -408,7 +408,7 @@ def test_unfollow_marks_the_key_in_every_kept_inbox_snapshot_and_nothing_else(gh
     import sys
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments.inbox_file import round_entry
+    from ghcomments.store.inbox_file import round_entry
 
     a, b = Agent(gh, tmp_path, "--issue", ISSUE), Agent(gh, tmp_path, "--pr", PR)
     ra, rb = a.look_and_confirm(), b.look_and_confirm()

@@ -20,7 +20,7 @@ from tests.support import OWNER, REPO, REPOSITORY, SCRIPTS, TOKEN, clean_env, ru
 
 sys.path.insert(0, str(SCRIPTS))
 
-from ghcomments import config  # noqa: E402
+from ghcomments.net import config  # noqa: E402
 
 ISSUE = 5
 
@@ -157,9 +157,9 @@ def test_link_to_another_origin_is_refused_and_gets_no_token(fake, tmp_path):
         fake.inject("GET", r"/issues/7/comments$", status=200, body=[],
                     headers={"Link": f'<{evil}>; rel="next"'})
         sys.path.insert(0, str(SCRIPTS))
-        from ghcomments.client import GitHubClient
-        from ghcomments.errors import ServerError
-        from ghcomments.transport import RequestsTransport
+        from ghcomments.base.errors import ServerError
+        from ghcomments.net.client import GitHubClient
+        from ghcomments.net.transport import RequestsTransport
 
         client = GitHubClient(fake.url, RequestsTransport(TOKEN, 10))
         with pytest.raises(ServerError) as err:
@@ -183,8 +183,8 @@ def test_pagination_follows_link_as_given(fake):
     fake.add_issue(OWNER, "hello", ISSUE)
     ids = fake.add_comments(OWNER, "hello", ISSUE, 250)
     fake.add_token(TOKEN)
-    from ghcomments.client import GitHubClient
-    from ghcomments.transport import RequestsTransport
+    from ghcomments.net.client import GitHubClient
+    from ghcomments.net.transport import RequestsTransport
 
     client = GitHubClient(fake.url, RequestsTransport(TOKEN, 10))
     items, pages, truncated = client.paginate(f"repos/{OWNER}/hello/issues/{ISSUE}/comments",

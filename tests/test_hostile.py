@@ -297,7 +297,7 @@ def test_plain_http_to_loopback_is_accepted(issue, tmp_path):
         r = check(script_env(issue), tmp_path, "--api-url", url)
         assert r.code == 0, r
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments import config
+    from ghcomments.net import config
 
     for host in ("127.0.0.1", "127.8.9.10", "::1", "localhost", "api.github.localhost"):
         assert config.is_loopback(host), host
@@ -324,7 +324,7 @@ def test_userinfo_in_the_api_url_is_refused_never_used_or_printed(issue, tmp_pat
 def test_a_look_alike_host_gets_no_github_token():
     """Held: a host that looks like api.github.com is another host (CONTRACT section 2)."""
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments import config
+    from ghcomments.net import config
 
     env = {"GH_TOKEN": TOKEN, "PATH": "/nonexistent"}
     for url in ("https://api.github.com.evil.example", "https://evil.example/api.github.com",
@@ -600,7 +600,7 @@ def test_a_gitlab_origin_gets_no_enterprise_token(tmp_path, sh_env):
     assert "ENT=set" not in (tmp_path / "gh.log").read_text()
     # A known host is fine: GH_HOST names it (then https://HOST/api/v3, as for GHES).
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments import config
+    from ghcomments.net import config
 
     assert config.resolve_target(None, None, None, {"GH_HOST": "gitlab.com"},
                                  cwd=str(work)).api_url == "https://gitlab.com/api/v3"

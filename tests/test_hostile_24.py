@@ -407,7 +407,7 @@ def test_the_hidden_set_holds_every_cf_and_default_ignorable_code_point():
     import unicodedata
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments import normalize
+    from ghcomments.text import normalize
 
     from tests.test_hostile import DICP_RANGES
 
@@ -431,7 +431,7 @@ def test_the_shell_fallback_hides_the_same_set():
     import sys
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments import normalize
+    from ghcomments.text import normalize
 
     text = (SCRIPTS / "get-pr-comments.sh").read_text()
     literal = re.search(r'def hidden_class: ("[^"]*");', text).group(1)

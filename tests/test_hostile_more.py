@@ -489,7 +489,7 @@ def test_a_negative_chunk_size_is_exit_6_without_holding_the_answer(hostile, tmp
 
 FAST_PATH = ("import sys\n"
              "sys.path.insert(0, sys.argv[1])\n"
-             "from ghcomments.transport import TransportError, _send_stdlib\n"
+             "from ghcomments.net.transport import TransportError, _send_stdlib\n"
              "try:\n"
              "    _send_stdlib(sys.argv[2], {'If-None-Match': 'W/\"x\"'}, 60)\n"
              "except TransportError as exc:\n"
@@ -549,9 +549,9 @@ def test_a_url_parsers_may_read_differently_is_refused_naming_its_origin(url):
     import sys
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments.client import GitHubClient
-    from ghcomments.errors import ServerError
-    from ghcomments.transport import RequestsTransport
+    from ghcomments.base.errors import ServerError
+    from ghcomments.net.client import GitHubClient
+    from ghcomments.net.transport import RequestsTransport
 
     client = GitHubClient("http://127.0.0.1:8080", RequestsTransport(TOKEN, 5))
     with pytest.raises(ServerError) as caught:

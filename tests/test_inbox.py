@@ -678,7 +678,7 @@ def test_allocate_round_robin_properties():
     from tests.support import SCRIPTS
 
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments.budget import Units, allocate
+    from ghcomments.round.budget import Units, allocate
 
     rounds_st = st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=8), st.booleans()),
                          max_size=6)

@@ -1,4 +1,4 @@
-"""ghcomments.plain: the records' decorator behaves as the dataclasses it replaced."""
+"""ghcomments.base.plain: the records' decorator behaves as the dataclasses it replaced."""
 
 from __future__ import annotations
 

@@ -21,12 +21,12 @@ ISSUE = 5
 PR = 7
 # Never on a plain-HTTP no-change poll (CONTRACT section 20), nor what only other paths use.
 FORBIDDEN = ("requests", "urllib3", "certifi", "ssl", "_ssl", "charset_normalizer", "idna",
-             "subprocess", "dataclasses", "typing", "ghcomments.writer", "ghcomments.pr",
-             "ghcomments.threads", "ghcomments.preflight", "ghcomments.confirm",
-             "ghcomments.selectors", "ghcomments.wait")
+             "subprocess", "dataclasses", "typing", "ghcomments.writer", "ghcomments.streams.pr",
+             "ghcomments.streams.threads", "ghcomments.preflight", "ghcomments.round.confirm",
+             "ghcomments.round.selectors", "ghcomments.round.wait")
 # An issue's round has no review stream; JSON needs no summary renderer.
-NOT_FOR_AN_ISSUE = ("ghcomments.review_stream", "ghcomments.review_listing",
-                    "ghcomments.review_order", "ghcomments.render")
+NOT_FOR_AN_ISSUE = ("ghcomments.streams.review_stream", "ghcomments.streams.review_listing",
+                    "ghcomments.streams.review_order", "ghcomments.text.render")
 
 
 def forbidden(names, extra=()) -> list:
@@ -86,13 +86,13 @@ def issue_agent(fake, tmp_path):
 
 def test_the_no_change_poll_imports_neither_requests_nor_ssl_nor_certifi(issue_agent):
     names = poll_imports(issue_agent)
-    assert "http.client" in names and "ghcomments.state" in names, sorted(names)
+    assert "http.client" in names and "ghcomments.store.state" in names, sorted(names)
     assert forbidden(names, NOT_FOR_AN_ISSUE) == []
 
 
 def test_the_no_change_poll_in_summary_format_imports_no_more(issue_agent):
     names = poll_imports(issue_agent, "--format", "summary", nothing_new="0 comment(s)")
-    assert "ghcomments.render" in names
+    assert "ghcomments.text.render" in names
     assert forbidden(names, NOT_FOR_AN_ISSUE[:-1]) == []
 
 
@@ -103,7 +103,7 @@ def test_a_pull_requests_no_change_poll_imports_neither_requests_nor_ssl(fake, t
     a = Agent(fake, tmp_path, "--pr", PR)
     a.look_and_confirm()
     names = poll_imports(a)
-    assert "ghcomments.review_stream" in names
+    assert "ghcomments.streams.review_stream" in names
     assert forbidden(names) == []
 
 
@@ -123,7 +123,7 @@ def test_the_measurement_sees_requests_where_a_first_look_needs_it(issue_agent, 
 def test_an_https_request_after_a_plain_http_one_gets_http_client_with_tls_back():
     """http.client imported with ssl masked has no HTTPSConnection; the first https request in
     the same process imports ssl and gets it back (transport._http_client)."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from ghcomments import transport as t\n"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from ghcomments.net import transport as t\n"
             "plain = t._http_client(tls=False)\n"
             "assert 'ssl' not in sys.modules and not hasattr(plain, 'HTTPSConnection')\n"
             "tls = t._http_client(tls=True)\n"

@@ -17,9 +17,9 @@ from tests.support import SCRIPTS
 
 sys.path.insert(0, str(SCRIPTS))
 
-from ghcomments.errors import UsageError  # noqa: E402
-from ghcomments.normalize import FIELD_RE  # noqa: E402
-from ghcomments.refs import RoundRef, api_host_of, parse_ref, sort_key, web_host_of  # noqa: E402
+from ghcomments.base.errors import UsageError  # noqa: E402
+from ghcomments.store.refs import RoundRef, api_host_of, parse_ref, sort_key, web_host_of  # noqa: E402
+from ghcomments.text.normalize import FIELD_RE  # noqa: E402
 
 GITHUB = "https://api.github.com"
 GHES = "https://ghe.example.com/api/v3"
@@ -234,7 +234,7 @@ def test_fuzz_a_ref_is_a_round_or_a_usage_error(data, api):
 
 
 def test_a_short_ref_of_a_pull_request_is_warned_from_its_comments_url():
-    from ghcomments.refs import pull_request_warning
+    from ghcomments.store.refs import pull_request_warning
 
     short = parse_ref("Octo/Hello#7", GITHUB)
     url = "https://github.com/octo/hello/pull/7#issuecomment-42"

@@ -201,8 +201,8 @@ def test_hostile_command_lines_are_usage_errors_and_write_nothing(fake, tmp_path
 
 def test_nul_cannot_reach_a_path():
     sys.path.insert(0, str(SCRIPTS))
-    from ghcomments.errors import UsageError
-    from ghcomments.state import locate, validate_name
+    from ghcomments.base.errors import UsageError
+    from ghcomments.store.state import locate, validate_name
 
     with pytest.raises(UsageError):
         validate_name("a\x00b", "--run-id")

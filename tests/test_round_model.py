@@ -677,7 +677,7 @@ def test_the_edit_oracle_fails_without_the_overlap_or_the_dedup(fake, tmp_path_f
     """The third oracle is not vacuous: the fixed sequences pass as built, and fail when the
     hour of overlap is removed (a late edit is lost) or `seen` is ignored (an edit comes
     back). The engine runs in-process, so the two rules are replaced for this test only."""
-    from ghcomments import edits
+    from ghcomments.store import edits
 
     late_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
     repeated_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))

@@ -21,7 +21,7 @@ import pytest
 from tests.support import NAME, OWNER, REPOSITORY, SCRIPTS, run_script, script_env
 
 sys.path.insert(0, str(SCRIPTS))
-from ghcomments.normalize import count_hidden  # noqa: E402  (the Python path's own count)
+from ghcomments.text.normalize import count_hidden  # noqa: E402  (the Python path's own count)
 
 SH = "get-pr-comments.sh"
 PR = 7

@@ -1,9 +1,18 @@
 """The shared implementation behind scripts/github_issue_comments.py (its public face).
 
-Seams, one module each: errors (typed errors, exit codes), config (repository, URLs, token),
-transport (one HTTP request), client (retries, rate limits, links, windows), normalize
-(comment shapes, hidden characters), state (files and locks), monitor (the issue-comment
-monitor), cli (arguments, output, the one main wrapper).
+Seven floors, each a folder that imports only the folders below it (`make lint` checks it):
+
+    base/     errors, exit codes, signals, plain records          (imports nothing)
+    text/     comment shapes, hidden characters, secrets, output
+    net/      config, transport, client, throttle: talking to GitHub
+    store/    files under .tmp: state, checkpoints, followed rounds, one command's context
+    streams/  what a round reads: the issue stream, the review stream, threads, get_pr_comments
+    round/    one round: engine, layouts, confirm, selectors, wait
+    inbox/    many rounds: check, wait, confirm
+
+and at the top, beside this file, the commands' own seams: cli (arguments, output, the one
+main wrapper), preflight (verify_dependencies.py), writer (manage_issue_comment.py).
+docs/reference.md opens with the map and the path of one check through it.
 """
 
 __version__ = "0.1.0"

@@ -12,24 +12,18 @@ import os
 import re
 import sys
 
-from . import config, interrupt, tokens
-from .client import GitHubClient
-from .errors import AuthError, BundleError, UsageError
-from .interrupt import Interrupted
-from .normalize import escape_field
-from .output import encode_json
-from .state import (
-    StatePaths,
-    StateStore,
-    locate,
-    parse_digits,
-    validate_comment_id,
-    validate_issue_number,
-)
+from .base import interrupt
+from .base.errors import BundleError, UsageError
+from .base.interrupt import Interrupted
+from .net.connect import build_client, gh_fallback  # noqa: F401  (re-exported)
+from .store.context import Context  # noqa: F401  (re-exported)
+from .store.state import parse_digits, validate_comment_id
+from .text import tokens
+from .text.output import encode_json, scrub, stderr_line  # noqa: F401
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    from typing import Any, Callable, List, Mapping, Optional, Sequence
+    from typing import Any, Callable, List, Optional, Sequence
 
 EXIT_CODES = """exit codes:
   0  success (also "no new comments")       4  not found (repository, issue, PR, comment)
@@ -38,18 +32,6 @@ EXIT_CODES = """exit codes:
      dependency: requests not installed      7  state: checkpoint/updates file refused
   3  auth: bad or missing credentials
 On an error, stdout holds {"error": {"code", "message", "status", "retry_after_seconds"}}."""
-
-def scrub(text: str) -> str:
-    """Defence in depth: no token ever reaches stdout or stderr, even inside a message (the
-    one scrubber: ghcomments.tokens; JSON documents are scrubbed value by value)."""
-    return tokens.scrub_text(text)
-
-
-def stderr_line(text: str) -> str:
-    """A line for stderr: scrubbed, and server text in it unable to start a line or rewrite
-    the terminal (CONTRACT section 17)."""
-    return escape_field(scrub(text))
-
 
 class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -176,95 +158,6 @@ def add_state_args(p: argparse.ArgumentParser) -> None:
                    help="long-lived layout .tmp/retained/NAME/ instead of a run")
 
 
-class Context:
-    """Resolved target, state paths and a lazily built client for one command."""
-
-    def __init__(self, args: argparse.Namespace, env: Optional[Mapping[str, str]] = None,
-                 cwd: Optional[str] = None) -> None:
-        self.args = args
-        self.env = dict(os.environ if env is None else env)
-        self.target = config.resolve_target(args.owner, args.repo, args.api_url, self.env, cwd)
-        pr = getattr(args, "pr", None)
-        if pr is not None and getattr(args, "number", None) is not None:
-            raise UsageError("give --issue N or --pr N, not both")
-        self.pr = validate_issue_number(pr, "--pr") if pr is not None else None
-        self.number = (validate_issue_number(args.number, "--issue")
-                       if getattr(args, "number", None) is not None else self.pr)
-        self._client: Optional[GitHubClient] = None
-        self.token_source: Optional[str] = None
-
-    def state_paths(self) -> StatePaths:
-        a = self.args
-        if self.number is None:
-            raise UsageError("missing --issue N" + (" or --pr N" if hasattr(a, "pr") else ""))
-        return locate(a.root, a.run_id, a.retained, self.target.owner, self.target.name,
-                      self.number, self.env, suffix="-pr" if self.pr is not None else "")
-
-    def store(self) -> StateStore:
-        return StateStore(self.state_paths(), self.target.full_name, self.number or 0,
-                          identity="pull_request" if self.pr is not None else "issue",
-                          api_host=config.host_for(self.target.api_url))
-
-    def client(self, require_auth: bool = False) -> GitHubClient:
-        if self._client is None:
-            self._client = build_client(self.args, self.target.api_url, self.env, require_auth)
-        return self._client
-
-
-def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
-                 require_auth: bool = False) -> GitHubClient:
-    from .transport import GhTransport, RequestsTransport, token_fingerprint
-
-    def warn(message: str) -> None:
-        print(f"warning: {stderr_line(message)}", file=sys.stderr)
-
-    transport: Any
-    if args.transport == "gh":
-        hostname = env.get("GH_HOST") or config.host_for(api_url)
-        config.check_env_tokens(env)  # gh may send any of them: none it could mangle
-        # gh picks its token itself (GH_TOKEN included) for `gh api`: ask it the same way.
-        gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False)
-        if not gh_token:
-            raise AuthError(f"--transport gh: gh is not installed or not logged in to "
-                            f"{hostname} (`gh auth login --hostname {hostname}`)")
-        transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token),
-                                token=gh_token)
-    else:
-        token, source = config.discover_token(api_url, env)  # registered for scrubbing there
-        if token is None and require_auth:
-            raise AuthError(f"no token for {config.host_for(api_url)}: set GH_TOKEN (or "
-                            "GH_ENTERPRISE_TOKEN for another host) or run `gh auth login`")
-        elif token is None:
-            warn(f"no token found for {config.host_for(api_url)}: unauthenticated requests "
-                 "(60 an hour, public repositories only)")
-        fallback = (lambda: gh_fallback(api_url, args.timeout, env, warn)) \
-            if args.transport == "auto" else None
-        transport = RequestsTransport(token, args.timeout, fallback=fallback)
-    return GitHubClient(api_url, transport, max_wait=args.max_wait, warn=warn)
-
-
-def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
-                warn: Callable[[str], None]) -> Any:
-    """--transport auto on a Python without requests: a gh logged in to the same API, with a
-    warning; None (the `dependency` error) when there is none (CONTRACT section 16)."""
-    from .transport import GhTransport, token_fingerprint
-
-    hostname = env.get("GH_HOST") or config.host_for(api_url)
-    gh = GhTransport(hostname, timeout, env)
-    # gh api sends with gh's own token rules, as --transport gh: asked with the full environment
-    if gh.gh:
-        config.check_env_tokens(env)
-    gh_token = config.gh_auth_token(hostname, env, strip_env_tokens=False) if gh.gh else None
-    if not gh_token or gh.api_base() != api_url.rstrip("/"):
-        return None
-    tokens.register(gh_token)
-    gh = GhTransport(hostname, timeout, env, token_fingerprint(gh_token), token=gh_token)
-    warn(f"requests is not installed for {sys.executable}: sending the requests that need it "
-         f"through the logged-in gh CLI ({hostname}) instead; install requests, or run the "
-         "script with `uv run`, for the faster path")
-    return gh
-
-
 def emit(doc: Any, text: Optional[str] = None) -> None:
     if text is not None:
         data = scrub(text).encode("utf-8", "backslashreplace")
@@ -291,7 +184,7 @@ def _write_all(data: bytes) -> None:
 
 def exit_code_of(code: Any) -> int:
     """Section 10's exit code of an error object's `code` (an inbox document's `error`)."""
-    from . import errors
+    from .base import errors
 
     for cls in (errors.UsageError, errors.DependencyError, errors.AuthError,
                 errors.NotFoundError, errors.RateLimitedError, errors.NetworkError,

@@ -11,8 +11,9 @@ import shutil
 import subprocess
 import sys
 
-from . import config, tokens
-from .errors import AuthError, requests_missing
+from .base.errors import AuthError, requests_missing
+from .net import config
+from .text import tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -84,9 +85,9 @@ def run_checks(api_url: str, env: Mapping[str, str], check_network: bool,
 
 def _network_check(api_url: str, token: Optional[str], timeout: float) -> Dict[str, Any]:
     """GET /rate_limit: free of rate-limit cost; reports the remaining core budget."""
-    from .client import GitHubClient
-    from .errors import BundleError
-    from .transport import RequestsTransport
+    from .base.errors import BundleError
+    from .net.client import GitHubClient
+    from .net.transport import RequestsTransport
 
     client = GitHubClient(api_url, RequestsTransport(token, timeout), max_wait=0)
     try:

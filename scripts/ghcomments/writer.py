@@ -15,9 +15,7 @@ import re
 import shlex
 import sys
 
-from . import config
-from .config import GITHUB_API
-from .errors import (
+from .base.errors import (
     AuthError,
     BundleError,
     NetworkError,
@@ -26,8 +24,10 @@ from .errors import (
     ServerError,
     UsageError,
 )
-from .tokens import contains_token
-from .transport import STANDARD_HEADERS
+from .net import config
+from .net.config import GITHUB_API
+from .net.transport import STANDARD_HEADERS
+from .text.tokens import contains_token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -566,7 +566,7 @@ def _thread_of(data: Any, name: str) -> Optional[Dict[str, Any]]:
 def _mutation_error(errors: List[Any], what: str, check: str = "") -> BundleError:
     """GraphQL's HTTP-200 errors: NOT_FOUND exit 4, FORBIDDEN exit 3 with GitHub's message,
     RATE_LIMITED exit 5, anything else exit 6 (fields of the wrong type read as absent)."""
-    from .normalize import escape_field
+    from .text.normalize import escape_field
 
     first = next((e for e in errors if isinstance(e, dict)), None)
     odd = first is None  # no error object: a malformed answer, whatever it meant

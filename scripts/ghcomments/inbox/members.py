@@ -1,0 +1,197 @@
+"""The rounds of one inbox command (CONTRACT section 18): which rounds, each its own `Round`
+over one shared client, and whose errors are whose.
+
+`select` takes `--follow REF …` and `--followed` (their union, duplicates merged, ordered by
+owner, repository, kind, number; at most 100) before any request. `start_members` builds each
+round (section 5's or 12's, with its own files and lock) and its starting cursor: the
+checkpoint, else the REF's `#issuecomment-ID`. `read_member` reads one round and sorts a failure:
+
+- the round's own (its files untouched, the others read): not found, no access (403), a
+  corrupt or foreign state file, a lock not had, a 5xx or a timeout after the retries;
+- the host's (the command ends with section 10's error, no round's files changed): no token or
+  a 401, a rate limit, a connection that cannot be made, the same 5xx or timeout on two rounds
+  in a row, and any usage error.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from ..base.errors import (
+    AuthError,
+    BundleError,
+    NetworkError,
+    NotFoundError,
+    ServerError,
+    StateError,
+    UsageError,
+)
+from ..net import config
+from ..net.connect import build_client
+from ..net.throttle import Throttle
+from ..round.layouts import Monitor, PullRequestRound
+from ..round.reading import Cursors, Reading
+from ..store import refs
+from ..store.following import followed_rounds, store_for
+from ..store.state import locate, state_folder
+
+MAX_ROUNDS = 100
+ONE_ROUND_FLAGS = (("number", "--issue"), ("pr", "--pr"), ("repo", "--repo"),
+                   ("owner", "--owner"), ("after_comment_id", "--after-comment-id"))
+
+
+@dataclass
+class Member:
+    """One round of the inbox in this command."""
+
+    ref: refs.RoundRef
+    rnd: Any = None
+    previous: Cursors = None         # where the read starts (the checkpoint, or the REF's id)
+    hints: Any = None
+    start_id: Optional[int] = None   # the REF's comment id, used as the starting cursor
+    had_updates: bool = False        # its updates file stood there when the round started
+    reading: Optional[Reading] = None
+    cursors: Cursors = None          # a wait's position (inbox_wait.py)
+    poll_hints: Any = None
+    advanced: bool = False           # the last poll moved the cursor (left-out items only)
+    total_filtered: Dict[str, Any] = field(default_factory=dict)  # over a wait's polls
+    filtered: Dict[str, Any] = field(default_factory=dict)
+    requests: int = 0
+    error: Optional[BundleError] = None
+    doc: Optional[Dict[str, Any]] = None
+
+    @property
+    def key(self) -> str:
+        return self.ref.key
+
+
+@dataclass
+class Selection:
+    """The rounds of one command, and what the selection itself found."""
+
+    api_url: str
+    root: str
+    folder: str
+    members: List[Member] = field(default_factory=list)
+    errors: List[Dict[str, Any]] = field(default_factory=list)   # unreadable followed rounds
+    skipped: List[Dict[str, Any]] = field(default_factory=list)  # another host's
+    warnings: List[str] = field(default_factory=list)
+    client: Any = None
+
+
+def error_json(err: BundleError) -> Dict[str, Any]:
+    return err.to_json()["error"]
+
+
+def select(args: Any) -> Selection:
+    """The rounds `--follow` and `--followed` name, checked before any request."""
+    given = [flag for name, flag in ONE_ROUND_FLAGS if getattr(args, name, None) is not None]
+    if given:
+        raise UsageError(f"--follow and --followed name the rounds: {', '.join(given)} do not "
+                         "go with them")
+    api_url = config.command_api_url(args.api_url, os.environ)
+    root, folder = state_folder(args.root, args.run_id, args.retained)
+    sel = Selection(api_url=api_url, root=root, folder=folder)
+    by_key: Dict[str, refs.RoundRef] = {}
+    for text in args.follow or []:
+        ref = refs.parse_ref(text, api_url)
+        if ref.key not in by_key or (ref.start_comment_id and not by_key[ref.key].start_comment_id):
+            by_key[ref.key] = ref
+    if args.followed:
+        found = followed_rounds(args.root, args.run_id, args.retained, refs.api_host_of(api_url))
+        sel.skipped, sel.warnings = list(found.skipped), list(found.warnings)
+        for r in found.rounds:
+            if r.error is not None or r.ref is None:
+                if r.key not in by_key:
+                    sel.errors.append({"key": r.key, "error": error_json(
+                        r.error or BundleError("unreadable round"))})
+            elif r.ref.key not in by_key:
+                by_key[r.ref.key] = r.ref
+    if len(by_key) + len(sel.errors) > MAX_ROUNDS:
+        raise UsageError(f"{len(by_key) + len(sel.errors)} rounds named: at most {MAX_ROUNDS} "
+                         "per command (unfollow the ones no longer needed)")
+    sel.members = [Member(ref) for ref in sorted(by_key.values(), key=refs.sort_key)]
+    return sel
+
+
+def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Member]:
+    """Each round built and started (its checkpoint read): no request yet. With a wait, every
+    round needs a cursor (exit 2 naming the first that has none) and a token."""
+    env = dict(os.environ)
+    sel.client = build_client(args, sel.api_url, env)
+    # at most 300 requests in any 60 s, one at a time (a wait's durations scale in tests)
+    sel.client.transport = Throttle(sel.client.transport,
+                                    scale=wait.scale if wait is not None else 1.0)
+    host = refs.api_host_of(sel.api_url)
+    for m in sel.members:
+        ref = m.ref
+        kind = PullRequestRound if ref.is_pull else Monitor
+        try:
+            paths = locate(args.root, args.run_id, args.retained, ref.owner, ref.repo,
+                           ref.number, env, suffix="-pr" if ref.is_pull else "")
+            m.rnd = kind(sel.client, ref.owner, ref.repo, ref.number,
+                         store_for(ref, paths, host), options, args.max_pages)
+            m.rnd.warnings.extend(ref.warnings)
+            m.previous, m.hints = m.rnd.start()
+            m.had_updates = os.path.lexists(paths.updates)
+            if ref.start_comment_id is not None:
+                if m.previous is None:
+                    m.start_id = ref.start_comment_id
+                    m.previous, m.hints = m.rnd.start(ref.start_comment_id)
+                else:
+                    m.rnd.warnings.append(
+                        f"#issuecomment-{ref.start_comment_id} ignored: {ref.key} has a "
+                        "checkpoint, and the round continues from it")
+        except (UsageError, AuthError):
+            raise
+        except BundleError as exc:
+            m.error = exc
+    live = [m for m in sel.members if m.error is None]
+    if wait is not None:
+        for m in live:
+            if m.previous is None:
+                raise UsageError(f"--wait needs a cursor for every round: {m.key} has no "
+                                 "checkpoint (check it and confirm it first, or follow it from "
+                                 "a comment URL with #issuecomment-ID)")
+        wait.require_auth(sel.client)
+    if live:
+        before = sel.client.requests
+        live[0].rnd.resolve_me()  # the options are shared: GET /user once per command
+        live[0].requests += sel.client.requests - before
+    return live
+
+
+def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:
+    """Whether `err` (one round's) ends the command; `last`: the error of the round read just
+    before, when it failed with a 5xx or a timeout."""
+    if isinstance(err, (NotFoundError, StateError)):
+        return False
+    if isinstance(err, AuthError):
+        return err.status != 403  # 403: no access to this one round; 401 or no token: all
+    if isinstance(err, (ServerError, NetworkError)):
+        if getattr(err, "kind", None) == "connect":
+            return True  # DNS, refused, TLS: the host cannot be reached
+        return last is not None and type(last) is type(err) and last.status == err.status
+    return True  # a rate limit, a usage error, a missing dependency, a bug: the command's
+
+
+def read_member(m: Member, limit: int, client: Any, last: Optional[BundleError],
+                waiting: bool = False) -> Optional[BundleError]:
+    """Read one round (from its start, or `waiting`: from where its last poll left it; the
+    thread hook waits for --max-total's cut); the error that stays with the round, for the
+    next round's test of two in a row."""
+    before = client.requests
+    cursors, hints = (m.cursors, m.poll_hints) if waiting else (m.previous, m.hints)
+    try:
+        m.reading = m.rnd.read(cursors, hints, limit, hook=False)
+        m.filtered = dict(m.reading.filtered)
+        return None
+    except BundleError as err:
+        if is_host_error(err, last):
+            raise
+        m.error = err
+        return err if isinstance(err, (ServerError, NetworkError)) else None
+    finally:
+        m.requests += client.requests - before

@@ -1,0 +1,357 @@
+"""The REST/GraphQL client: retries, rate limits, redirects, Link pages, request counting.
+
+Above the transport and below every command. It never builds a page URL it was not given,
+except the positioned windows (`window`) on the canonical comments URL that the monitor's
+algorithms need for random access (CONTRACT section 11, "Page URLs").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from urllib.parse import urlencode, urljoin, urlsplit
+
+from ..base.errors import (
+    BundleError,
+    NetworkError,
+    RateLimitedError,
+    ServerError,
+    UsageError,
+    error_from_response,
+    rate_limit_wait,
+    strict_loads,
+    validation_reasons,
+)
+from ..text import tokens
+from ..text.normalize import check_comment, escape_field
+from .config import plain_url
+from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional, Tuple
+
+MAX_ATTEMPTS = 3
+RETRY_STATUSES = (502, 503, 504)
+BACKOFF = (0.5, 1.0)
+
+
+def parse_links(header: Optional[str]) -> Dict[str, str]:
+    """rel -> URL from a `Link` header, with requests' own parser."""
+    if not header:
+        return {}
+    try:
+        links = parse_header_links(header)
+    except (ValueError, IndexError, AttributeError):
+        raise ServerError(f"malformed Link header: {escape_field(header[:120])}")
+    return {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
+
+
+def parse_header_links(value: str) -> List[Dict[str, str]]:
+    """requests.utils.parse_header_links, step for step, without importing requests: pages
+    are followed with --transport gh on a Python that has none (CONTRACT section 16)."""
+    links: List[Dict[str, str]] = []
+    strip = " '\""
+    value = value.strip(strip)
+    if not value:
+        return links
+    for val in re.split(", *<", value):
+        try:
+            url, params = val.split(";", 1)
+        except ValueError:
+            url, params = val, ""
+        link = {"url": url.strip("<> '\"")}
+        for param in params.split(";"):
+            try:
+                key, val2 = param.split("=")
+            except ValueError:
+                break
+            link[key.strip(strip)] = val2.strip(strip)
+        links.append(link)
+    return links
+
+
+class GitHubClient:
+    def __init__(self, api_url: str, transport: Any, *, max_wait: float = 10.0,
+                 sleep: Callable[[float], None] = time.sleep,
+                 warn: Optional[Callable[[str], None]] = None) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.transport = transport
+        base = transport.api_base() if hasattr(transport, "api_base") else self.api_url
+        self.base = base.rstrip("/")
+        self.origin = origin_of(self.base)
+        self.max_wait = max_wait
+        self.sleep = sleep
+        self.warnings: List[str] = []
+        self._warn = warn
+        self.requests = 0
+        self.waited = 0.0
+        self.rate: Dict[str, str] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        if self._warn:
+            self._warn(message)
+
+    def url(self, path: str, params: Optional[Dict[str, Any]] = None) -> str:
+        url = path if "://" in path else f"{self.base}/{path.lstrip('/')}"
+        if params:
+            url += ("&" if "?" in url else "?") + urlencode(params)
+        return url
+
+    def _check_origin(self, url: str, what: str) -> None:
+        # origin_of is None for a URL that does not parse (a bad port or host): refused too.
+        # One parse (config.plain_url) decides the origin here and the connection below: a
+        # URL parsers could read differently (a backslash, userinfo, spaces) is refused.
+        if origin_of(url) != self.origin or self.origin is None:
+            scheme, _, rest = url.partition("://")
+            authority = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+            shown = escape_field(f"{scheme}://{authority}"[:120])
+            odd = ("" if plain_url(url) else "; a URL holding a backslash, userinfo, "
+                   "whitespace or control characters is never followed")
+            raise ServerError(f"{what}: refusing to follow a URL to another origin "
+                              f"({shown}) than the API ({self.base}){odd}")
+
+    # -- one request -----------------------------------------------------------------------
+    def request(self, method: str, path: str, *, params: Optional[Dict[str, Any]] = None,
+                json_body: Any = None, etag: Optional[str] = None,
+                what: Optional[str] = None, retry: Optional[bool] = None) -> Response:
+        """Send with retries (reads only), rate-limit waits and same-origin redirects.
+
+        `retry` defaults to true for GET/HEAD; a write (POST/PATCH) is never sent twice.
+        """
+        url = self.url(path, params)
+        what = what or f"{method} {urlsplit(url).path}"
+        self._check_origin(url, what)
+        headers = dict(STANDARD_HEADERS)
+        if etag:
+            headers["If-None-Match"] = etag
+        body = None
+        if json_body is not None:
+            text = json.dumps(json_body, ensure_ascii=False, allow_nan=False)
+            writes = not (method in ("GET", "HEAD") if retry is None else retry)
+            if writes and tokens.contains_token(text):  # a token goes in a header, not a body
+                raise UsageError(f"{what}: the text to send contains the token in use; "
+                                 "nothing was sent")
+            body = text.encode("utf-8")
+            headers["Content-Type"] = "application/json; charset=utf-8"
+        idempotent = method in ("GET", "HEAD") if retry is None else retry
+        attempt = 0
+        rate_waited = False
+        redirects = 0
+        while True:
+            attempt += 1
+            try:
+                resp = self.transport.send(method, url, headers, body, token_origin=self.origin)
+            except TransportError as exc:
+                if exc.sent:
+                    self.requests += 1
+                if exc.kind in ("too_large", "redirect"):  # the same again, or refused
+                    raise ServerError(f"{what}: {exc}")
+                if idempotent and attempt < MAX_ATTEMPTS:
+                    self._backoff(attempt, f"{what}: {exc}")
+                    continue
+                raise self._network_error(idempotent, what, exc, attempt)
+            self.requests += 1
+            self._note_rate(resp)
+            if resp.status in (301, 302, 307, 308) and method == "GET" and redirects < 3:
+                location = resp.headers.get("location")
+                if location:
+                    try:
+                        url = urljoin(url, location)
+                    except ValueError:
+                        raise ServerError(f"{what}: malformed redirect Location")
+                    self._check_origin(url, f"{what} (redirect)")
+                    redirects += 1
+                    attempt -= 1
+                    continue
+            if 200 <= resp.status < 300 or resp.status == 304:
+                return resp
+            data = self._maybe_json(resp)
+            wait = rate_limit_wait(resp.status, resp.headers, data)
+            if (wait is not None and idempotent and not rate_waited
+                    and wait <= self.max_wait - self.waited):
+                self.warn(f"{what}: rate limited (HTTP {resp.status}); waiting {wait} s once")
+                self.waited += wait
+                self.sleep(wait)
+                rate_waited = True
+                attempt -= 1
+                continue
+            if resp.status in RETRY_STATUSES and idempotent and attempt < MAX_ATTEMPTS:
+                self._backoff(attempt, f"{what}: HTTP {resp.status}")
+                continue
+            err = error_from_response(resp.status, resp.headers, data, what)
+            if isinstance(err, RateLimitedError) and wait is not None and wait > self.max_wait:
+                err.message += f"; longer than --max-wait {self.max_wait:g} s"
+            if resp.status in RETRY_STATUSES and attempt > 1:
+                err.message += f" after {attempt} attempts"
+            raise err
+
+    def _backoff(self, attempt: int, reason: str) -> None:
+        delay = BACKOFF[min(attempt - 1, len(BACKOFF) - 1)]
+        delay = max(0.0, min(delay, self.max_wait - self.waited))
+        self.warn(f"{reason}; retrying (attempt {attempt + 1} of {MAX_ATTEMPTS}) "
+                  f"after {delay:g} s")
+        self.waited += delay
+        if delay:
+            self.sleep(delay)
+
+    def _network_error(self, idempotent: bool, what: str, exc: TransportError,
+                       attempts: int) -> BundleError:
+        message = f"{what}: {exc}"
+        if not idempotent and exc.sent:  # a write; a read by POST (GraphQL) writes nothing
+            message += (" — the request may have reached GitHub, so the comment may or may "
+                        "not have been written")
+        elif attempts > 1:
+            message += f" (after {attempts} attempts)"
+        err = NetworkError(message)
+        err.kind = exc.kind
+        return err
+
+    def _note_rate(self, resp: Response) -> None:
+        for key in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used",
+                    "x-ratelimit-reset", "x-ratelimit-resource", "x-poll-interval", "date"):
+            if key in resp.headers:
+                self.rate[key] = resp.headers[key]
+
+    @staticmethod
+    def _maybe_json(resp: Response) -> Any:
+        try:
+            return strict_loads(resp.body.decode("utf-8")) if resp.body else None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return resp.body.decode("utf-8", "replace")[:300]
+
+    # -- JSON ------------------------------------------------------------------------------
+    @staticmethod
+    def json_of(resp: Response, what: str) -> Any:
+        """The body as strict JSON, its REST items' types checked on the way in: a comment,
+        review or pull request (an object with an `id`, or a list of them) whose id, times,
+        logins or line numbers are of the wrong type is a malformed answer (exit 6) before
+        anything — a checkpoint above all — is built from it (CONTRACT section 17)."""
+        try:
+            data = strict_loads(resp.body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise ServerError(f"{what}: malformed JSON in the response "
+                              f"(HTTP {resp.status}, {len(resp.body)} bytes): {exc}",
+                              status=resp.status)
+        if isinstance(data, list):
+            for item in data:
+                check_comment(item, what)
+        elif isinstance(data, dict) and "id" in data:
+            check_comment(data, what)
+        return data
+
+    def get_json(self, path: str, params: Optional[Dict[str, Any]] = None,
+                 what: Optional[str] = None) -> Tuple[Any, Response]:
+        resp = self.request("GET", path, params=params, what=what)
+        return self.json_of(resp, what or path), resp
+
+    def links(self, resp: Response) -> Dict[str, str]:
+        return parse_links(resp.headers.get("link"))
+
+    def paginate(self, path: str, params: Optional[Dict[str, Any]] = None, *,
+                 max_pages: int = 100, what: Optional[str] = None
+                 ) -> Tuple[List[Any], int, bool]:
+        """All items of a list endpoint, following `rel="next"` as given (same origin only).
+
+        Returns (items, pages read, truncated by max_pages).
+        """
+        url: Optional[str] = self.url(path, params)
+        items: List[Any] = []
+        pages = 0
+        while url:
+            if pages >= max_pages:
+                return items, pages, True
+            resp = self.request("GET", url, what=what)
+            data = self.json_of(resp, what or path)
+            if not isinstance(data, list):
+                raise ServerError(f"{what or path}: expected a JSON array, got "
+                                  f"{type(data).__name__}")
+            items.extend(data)
+            pages += 1
+            url = self.links(resp).get("next")
+            if url:
+                self._check_origin(url, f"{what or path} (next page)")
+        return items, pages, False
+
+    def graphql(self, graphql_url: str, query: str, variables: Dict[str, Any],
+                what: str = "GraphQL") -> Tuple[Any, List[dict]]:
+        """POST a query (a read, so retried like a GET); returns (data, errors)."""
+        resp = self.request("POST", graphql_url, json_body={"query": query,
+                                                            "variables": variables},
+                            what=what, retry=True)
+        doc = self.json_of(resp, what)
+        if not isinstance(doc, dict):
+            raise ServerError(f"{what}: malformed GraphQL response")
+        errors = doc.get("errors") or []
+        if not isinstance(errors, list):
+            raise ServerError(f"{what}: malformed GraphQL response: errors is "
+                              f"{type(errors).__name__}, not a list")
+        return doc.get("data"), errors
+
+    # -- writes: sent once (CONTRACT sections 10 and 15) ----------------------------------
+    # A write is never retried, never waits out a rate limit and follows no redirect: any of
+    # those could act twice. GraphQL mutations come here too, not through `graphql` (a read,
+    # retried). An outcome that may have been applied (the connection broke after sending, a
+    # 5xx, a 2xx whose body is unreadable) raises with `maybe_applied = True`.
+    def send_once(self, method: str, path: str, json_body: Any, what: str) -> Response:
+        """One write request; a 422's reasons (strings or objects in `errors`) reach the
+        message."""
+        url = self.url(path)
+        self._check_origin(url, what)
+        headers = dict(STANDARD_HEADERS)
+        headers["Content-Type"] = "application/json; charset=utf-8"
+        text = json.dumps(json_body, ensure_ascii=False, allow_nan=False)
+        if tokens.contains_token(text):  # a token goes in a header, not a body
+            raise UsageError(f"{what}: the text to send contains the token in use; "
+                             "nothing was sent")
+        body = text.encode("utf-8")
+        try:
+            resp = self.transport.send(method, url, headers, body, token_origin=self.origin)
+        except TransportError as exc:
+            if exc.sent:
+                self.requests += 1
+            err = NetworkError(f"{what}: {exc}")
+            err.kind = exc.kind
+            err.maybe_applied = exc.sent  # type: ignore[attr-defined]
+            raise err
+        self.requests += 1
+        self._note_rate(resp)
+        if 200 <= resp.status < 300:
+            return resp
+        data = self._maybe_json(resp)
+        err = error_from_response(resp.status, resp.headers, data, what)
+        reasons = validation_reasons(data)
+        if reasons:
+            err.message += ": " + reasons
+        err.maybe_applied = resp.status >= 500  # type: ignore[attr-defined]
+        raise err
+
+    def write_json(self, method: str, path: str, json_body: Any, what: str) -> Any:
+        """`send_once` and its JSON; an unreadable 2xx body may hide a write that happened."""
+        resp = self.send_once(method, path, json_body, what)
+        try:
+            return self.json_of(resp, what)
+        except ServerError as err:
+            err.maybe_applied = True  # type: ignore[attr-defined]
+            raise
+
+    def mutate(self, graphql_url: str, mutation: str, variables: Dict[str, Any],
+               what: str) -> Tuple[Any, List[dict]]:
+        """One GraphQL mutation, sent once; returns (data, errors) as GraphQL answered."""
+        doc = self.write_json("POST", graphql_url, {"query": mutation, "variables": variables},
+                              what)
+        if not isinstance(doc, dict):
+            err = ServerError(f"{what}: malformed GraphQL response")
+            err.maybe_applied = True  # type: ignore[attr-defined]
+            raise err
+        errors = doc.get("errors")
+        if errors is not None and not isinstance(errors, list):
+            err = ServerError(f"{what}: malformed GraphQL response: errors is "
+                              f"{type(errors).__name__}, not a list")
+            err.maybe_applied = True  # type: ignore[attr-defined]
+            raise err
+        return doc.get("data"), list(errors or [])
+    # -- end of writes ---------------------------------------------------------------------

@@ -1,0 +1,152 @@
+"""The checkpoint's writes: the confirm of a snapshot and `--update-state` (CONTRACT sections 6,
+11, 12 and 14).
+
+The confirm's order: already applied first (a confirm that would change nothing succeeds), then
+the snapshot read after another cursor is refused (compare-and-swap on the snapshot's previous
+checkpoint and on its id), then forward only; the checkpoint's rename is the commit point, and
+the snapshot's poll hints for the checkpoint now stored are installed (an already-applied
+confirm too). Every function takes the round (engine.py) whose checkpoint it writes, under that
+round's lock.
+"""
+
+from __future__ import annotations
+
+from ..base.errors import StateError
+from ..base.interrupt import Interrupted
+from ..store import edits, records
+from ..store.state import SCHEMA_VERSION
+from ..streams.streams import cursor_part
+from ..text.normalize import now_iso
+from .engine import Round
+from .reading import Cursors, interrupted_doc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, Optional
+
+
+def check_confirmable(upd: Dict[str, Any], snapshot_id: Optional[str], same_previous: bool,
+                      snap_name: str, stored_name: str) -> None:
+    """Refuse a snapshot that is not the one read, or that was read after another checkpoint
+    than the stored one (compare-and-swap)."""
+    if snapshot_id is not None and upd.get("snapshot_id") != snapshot_id:
+        raise StateError(f"the updates file now holds snapshot {upd.get('snapshot_id')}, "
+                         f"not {snapshot_id}: a later check replaced the one you read. "
+                         "Process that check's comments, then confirm its snapshot")
+    if not same_previous:
+        raise StateError(f"refusing to confirm snapshot {upd['snapshot_id']}: it was read with "
+                         f"{snap_name}, but the state holds {stored_name}. Run "
+                         "check_issue_updates.py again")
+
+
+def checkpoint_doc(rnd: Round, cursors: Dict[str, Any]) -> Dict[str, Any]:
+    doc = {"schema_version": SCHEMA_VERSION, "repository": rnd.repository,
+           rnd.label: rnd.number}
+    doc.update(rnd.checkpoint_fields(cursors))
+    doc["saved_at"] = now_iso()
+    return doc
+
+
+def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: bool) -> None:
+    if stored is None or force:
+        return
+    for kind, stream in rnd.streams.items():
+        if stream.key(target.get(kind)) < stream.key(stored.get(kind)) or edits.behind(
+                (target.get(kind) or {}).get("edits"), (stored.get(kind) or {}).get("edits")):
+            raise StateError(f"refusing to move the checkpoint backwards from "
+                             f"{rnd.describe(stored)} to {rnd.describe(target)} (pass "
+                             "--force to do it anyway)")
+
+
+def validate(rnd: Round, target: Dict[str, Any], source: str) -> None:
+    """A value of the wrong type never reaches a checkpoint."""
+    checks = {"conversation": records.conversation_cursor, "reviews": records.review_cursor}
+    for kind, value in target.items():
+        if value is not None and not checks[kind](cursor_part(value) if kind ==
+                                                  "conversation" else value):
+            raise StateError(f"{source} holds a {kind} cursor of an unexpected shape; "
+                             "left as it is")
+
+
+def advance(rnd: Round, target: Dict[str, Any], hints: Dict[str, Any], force: bool) -> bool:
+    """--update-state: write the checkpoint at `target` now (forward only)."""
+    validate(rnd, target, "the answer")
+    with rnd.store.locked():
+        stored = rnd.cursors_of(rnd.store.read_checkpoint())
+        written = not rnd.same(stored, target)
+        if written:
+            forward_only(rnd, stored, target, force)
+            rnd.store.write_checkpoint(checkpoint_doc(rnd, target))
+        rnd.hints.save(rnd.hints.matching(target, hints))
+    return written
+
+
+def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
+            force: bool) -> Dict[str, Any]:
+    doc = rnd.base_doc()
+    try:
+        with rnd.store.locked():  # the updates file and the checkpoint read as one
+            upd = rnd.store.read_updates()
+            if upd is None:
+                raise StateError(f"no updates file at {rnd.store.paths.updates}: run "
+                                 "check_issue_updates.py"
+                                 + (" --pr" if rnd.label != "issue" else "")
+                                 + " first, then confirm what it returned")
+            stored = rnd.cursors_of(rnd.store.read_checkpoint())
+            target = rnd.confirm_target(upd, through, stored)
+            # Already applied comes first: a confirm that would change nothing succeeds
+            # (also a retried --through whose comment is no longer in a newer snapshot).
+            already = target is None or rnd.same(stored, target)
+            if not already:
+                validate(rnd, target, f"updates file {rnd.store.paths.updates}")
+                snap_prev = rnd.from_public(upd.get("previous_checkpoint"))
+                # A snapshot read from --after-comment-id on a round that had no checkpoint
+                # writes its first one while the round still has none (section 6 amended).
+                first = (stored is None and upd.get("after_comment_id") is not None
+                         and upd.get("had_checkpoint") is False)
+                if not first:
+                    _refuse_other_cursor(rnd, upd, stored, snap_prev, snapshot_id)
+                check_confirmable(upd, snapshot_id, first or rnd.same(stored, snap_prev),
+                                  rnd.describe(snap_prev), rnd.describe(stored))
+                forward_only(rnd, stored, target, force)
+                rnd.store.write_checkpoint(checkpoint_doc(rnd, target))
+            after = rnd.cursors_of(rnd.store.read_checkpoint())
+            rnd.hints.save(rnd.hints.matching(after, upd.get("poll_hint")))
+    except Interrupted as stop:
+        return interrupted_doc(dict(doc, selector={"type": "confirm_updates",
+                                                   "snapshot_id": snapshot_id,
+                                                   "through": through},
+                                    comments=[], comment_count=0,
+                                    warnings=rnd.warnings), stop)
+    returned = [c.get("id", 0) for c in upd.get("new_comments") or []
+                if isinstance(c, dict)]
+    doc.update({
+        "selector": {"type": "confirm_updates", "snapshot_id": upd["snapshot_id"],
+                     "through": through},
+        "comments": [], "comment_count": 0,
+        "previous_checkpoint": rnd.public(stored),
+        "next_checkpoint": rnd.public(after),
+        "state_updated": not already, "already_applied": already,
+        "more_available": bool(upd.get("more_available")) or (
+            through is not None and any(isinstance(i, int) and i > through
+                                        for i in returned)),
+        "truncated": False,
+        "checkpoint_file": rnd.store.paths.checkpoint, "requests": 0,
+        "warnings": rnd.warnings,
+    })
+    return edits.summarize(doc)
+
+
+def _refuse_other_cursor(rnd: Round, upd: Dict[str, Any], stored: Cursors, snap_prev: Cursors,
+                         snapshot_id: Optional[str]) -> None:
+    """A snapshot read after --after-comment-id continues no checkpoint."""
+    after = upd.get("after_comment_id")
+    if after is None or rnd.same(stored, snap_prev) or snapshot_id not in (
+            None, upd.get("snapshot_id")):
+        return
+    raise StateError(
+        f"refusing to confirm snapshot {upd['snapshot_id']}: it was read after "
+        f"--after-comment-id {after}, not after the stored checkpoint "
+        f"({rnd.describe(stored)}); a confirm only continues the stored checkpoint. "
+        "Nothing to confirm; to follow the issue from that comment on, run "
+        f"get_latest_comments.py --since-comment-id {after} --update-state")

@@ -1,0 +1,327 @@
+"""The round engine: one `Round` over N id-ordered streams under one checkpoint (CONTRACT
+sections 5, 11, 12 and 14).
+
+A round reads its streams (streams.py, review_stream.py) after their cursors, under one
+checkpoint that holds every stream's cursor: an issue's round reads its conversation; a pull
+request's round (`--pr N`) reads its reviews, each with its inline comments, and its
+conversation. Every rule lives once, for both layouts (layouts.py): here the read -> present ->
+document -> updates-file path of a check; the confirm and `--update-state` in confirm.py; the
+reads of get_latest_comments.py in selectors.py; the poll hints in hints.py (their own file, a
+cache keyed by the cursor they were measured for); the commit point in interrupt.py; and the
+wait in wait.py, which repeats `read` from the hints a read leaves.
+
+Who writes what: only `check` writes the updates file; only `--update-state` and the confirm
+write the checkpoint, and the checkpoint only moves forward. A check writes the hints file only
+for a cursor after which it found nothing at all (filtered or not); the updates file carries the
+hints for its recommended checkpoint, and every confirm installs them (an already-applied one
+too).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..base.errors import UsageError
+from ..base.interrupt import Interrupted
+from ..store import edits
+from ..store.state import SCHEMA_VERSION, StateStore
+from ..streams.streams import Batch, ConversationStream, Stream
+from ..text import normalize
+from ..text.normalize import now_iso
+from .filters import whoami
+from .hints import HintCache
+from .reading import Cursors, Options, Reading, interrupted_doc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional, Tuple
+
+
+class Round:
+    """One round over the streams of an issue or a pull request: the engine. Subclasses give
+    the layout only (`streams_for`, `cursors_of`, `public`, `checkpoint_fields`, ...)."""
+
+    label = "issue"
+    shown_keys: Tuple[str, ...] = ("new_comments",)
+    edit_keys: Tuple[str, ...] = ("edited_comments",)  # with --include-edits (section 19)
+
+    def __init__(self, client: Any, owner: str, repo: str, number: int, store: StateStore,
+                 options: Options, max_pages: int) -> None:
+        self.client = client
+        self.owner, self.repo, self.number = owner, repo, number
+        self.repository = f"{owner}/{repo}"
+        self.store = store
+        self.options = options
+        self.max_pages = max_pages
+        self.warnings: List[str] = []
+        self.streams: Dict[str, Stream] = self.streams_for()
+        self.conversation: ConversationStream = self.streams["conversation"]  # type: ignore
+        self.hints = HintCache(store, self.streams, self.warnings)
+        self.had_checkpoint = False  # what start() found
+
+    def stream_args(self) -> Tuple[Any, ...]:
+        return (self.client, self.owner, self.repo, self.number, self.max_pages,
+                self.warnings)
+
+    def filters(self) -> Dict[str, Any]:
+        """The author filters as tests on raw items: `reason` (why one is left out) and
+        `keep` (for --limit, which counts only what they keep). Decided on what GitHub sent."""
+        filt = self.options.filter
+        if not filt.active:
+            return {}
+
+        def reason(raw: Dict[str, Any]) -> Optional[str]:
+            return filt.reason(normalize.author_of(raw))
+
+        return {"reason": reason, "keep": lambda raw: reason(raw) is None}
+
+    # -- the layout (one for an issue, one for a pull request) -------------------------------
+    def streams_for(self) -> Dict[str, Stream]:
+        raise NotImplementedError
+
+    def cursors_of(self, cp: Optional[Dict[str, Any]]) -> Cursors:
+        """The stream cursors stored in a checkpoint file (None: no checkpoint)."""
+        raise NotImplementedError
+
+    def public(self, cursors: Cursors) -> Any:
+        """How cursors are spelled in documents (previous/recommended/next checkpoint)."""
+        raise NotImplementedError
+
+    def from_public(self, value: Any) -> Cursors:
+        raise NotImplementedError
+
+    def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def describe(self, cursors: Cursors) -> str:
+        raise NotImplementedError
+
+    def public_filtered(self, filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def extra_fields(self, reading: Reading, previous: Cursors) -> Dict[str, Any]:
+        return {}
+
+    def fetch_fields(self, reading: Optional[Reading]) -> Dict[str, Any]:
+        """What a fetch of the round (checkpoint or tail mode) adds after the items (None:
+        an interrupted one)."""
+        return {}
+
+    def confirm_target(self, upd: Dict[str, Any], through: Optional[int],
+                       stored: Cursors) -> Cursors:
+        raise NotImplementedError
+
+    def no_cursor_message(self) -> str:
+        return ("--wait needs a cursor: a stored checkpoint (confirm a check first) or "
+                "--after-comment-id ID (e.g. your own comment, right after posting it)")
+
+    def notes(self) -> None:
+        """Warnings every round of this kind carries."""
+
+    def on_items(self, reading: Reading) -> None:
+        """Runs once per read that returns items (never on a 304 or an idle poll): the place
+        for what only such a round needs, e.g. a pull request's thread state."""
+
+    # -- shared pieces -------------------------------------------------------------------------
+    @property
+    def pages(self) -> int:
+        return sum(s.pages for s in self.streams.values())
+
+    def base_doc(self) -> Dict[str, Any]:
+        return {"repository": self.repository, self.label: self.number,
+                "retrieved_at": now_iso()}
+
+    def resolve_me(self) -> None:
+        """`--ignore-author @me`: the token's login (cached; one request the first time)."""
+        if self.options.filter.wants_me:
+            login = whoami(self.client, self.store.paths.folder, self.store.paths.root,
+                           self.client.api_url, self.warnings.append)
+            self.options.filter.resolve_me(login)
+
+    def note_hidden(self, shown: Dict[str, List[Dict[str, Any]]]) -> None:
+        hidden = sum(1 for items in shown.values() for c in items if c.get("hidden_characters"))
+        if hidden:
+            self.warnings.append(f"{hidden} item(s) contain invisible or control characters "
+                                 "(see hidden_characters; --reveal-hidden or --format summary "
+                                 "shows them as <U+XXXX>)")
+
+    def note_filtered(self, filtered: Dict[str, Dict[str, int]]) -> None:
+        total = sum(sum(v.values()) for v in filtered.values())
+        if total:
+            self.warnings.append(f"{total} item(s) left out by author filters (see "
+                                 "filtered_out); the recommended checkpoint moves past them")
+
+    def same(self, a: Cursors, b: Cursors) -> bool:
+        """Two positions are the same on every stream."""
+        a, b = a or {}, b or {}
+        return all(s.same(a.get(k), b.get(k)) for k, s in self.streams.items())
+
+
+    # -- reading -------------------------------------------------------------------------------
+    def start(self, after_comment_id: Optional[int] = None
+              ) -> Tuple[Cursors, Dict[str, Optional[Dict[str, Any]]]]:
+        """(cursors, their stored hints): the checkpoint's, or --after-comment-id's."""
+        cp = self.store.read_checkpoint()
+        self.had_checkpoint = cp is not None
+        if cp and ("poll_hint" in cp or "poll_hints" in cp):
+            self.warnings.append(f"poll hints inside {self.store.paths.checkpoint} (an older "
+                                 "version's) are ignored; the next checkpoint write drops them")
+        cursors = self.cursors_of(cp)
+        if after_comment_id is not None:
+            conv = (cursors or {}).get("conversation")
+            same = conv is not None and conv["last_comment_id"] == after_comment_id
+            cursors = dict(cursors or {}, conversation={
+                "last_comment_id": after_comment_id,
+                "last_comment_created_at": conv.get("last_comment_created_at") if same
+                else None})
+        return cursors, self.hints.load(cursors)
+
+    def empty_reading(self, previous: Cursors) -> Reading:
+        prev = previous or {}
+        return Reading({k: Batch(k, cursor=prev.get(k)) for k in self.streams},
+                       {k: [] for k in self.shown_keys})
+
+    def read(self, previous: Cursors, hints: Any, limit: int, sharpen: bool = True,
+             hook: bool = True) -> Reading:
+        """Every stream read after its cursor; each item normalised once, for output."""
+        hints = hints or {}
+        batches: Dict[str, Batch] = {}
+        for kind, stream in self.streams.items():
+            cursor = previous.get(kind) if previous is not None else None
+            batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+            o = self.options
+            batch.edited, batch.edits_left = stream.edits_after(
+                cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
+                o.reveal_hidden)
+            batches[kind] = batch
+        reading = self.present(batches)
+        if reading.returned and hook:  # the inbox runs it after --max-total's cut
+            self.on_items(reading)
+        return reading
+
+    def present(self, batches: Dict[str, Batch]) -> Reading:
+        """The reading that shows `batches` (each item normalised for output)."""
+        o = self.options
+        shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in self.shown_keys}
+        filtered: Dict[str, Dict[str, int]] = {}
+        for kind, batch in batches.items():
+            items, counts = self.streams[kind].present(batch, o.max_body_chars, o.reveal_hidden,
+                                                       o.include_system)
+            shown.update(items)
+            filtered.update(counts)
+            if batch.edited is not None:  # --include-edits (section 19)
+                stream = self.streams[kind]
+                shown[stream.edits_key] = batch.edited
+                filtered[stream.edits_filtered] = batch.edits_left
+        return Reading(batches, shown, {k: v for k, v in filtered.items() if v})
+
+    # -- --max-total (budget.py): the reading cut to fewer units -------------------------
+    def cut(self, previous: Cursors, reading: Reading, keep: Dict[str, int]) -> Reading:
+        """`reading` with only `keep[stream]` units of each stream (the oldest after the cursor;
+        the newest without one): the cursor passes nothing that was not returned."""
+        prev = previous or {}
+        batches = {}
+        for kind, batch in reading.batches.items():
+            stream = self.streams[kind]
+            n = keep.get(kind, len(batch.items))
+            e = keep.get(stream.edits_key, len(batch.edited or []))
+            batches[kind] = (batch if n >= len(batch.items) and e >= len(batch.edited or [])
+                             else stream.cut(batch, prev.get(kind), n, previous is None, e))
+        return self.present(batches)
+
+    def position(self, previous: Cursors, reading: Reading
+                 ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """(cursors, poll hints) after `reading`: where the next read of a wait starts, and
+        what the snapshot keeps for the confirm."""
+        prev = previous or {}
+        cursors = {k: b.cursor if b.cursor is not None else prev.get(k)
+                   for k, b in reading.batches.items()}
+        return cursors, dict(reading.hints)
+
+    def document(self, previous: Cursors, reading: Reading,
+                 filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
+        self.note_hidden(reading.shown)
+        self.note_filtered(filtered)
+        self.notes()
+        batches = reading.batches
+        doc = self.base_doc()
+        doc["has_updates"] = reading.returned
+        for key in self.shown_keys + self.edit_keys:
+            if key in reading.shown:
+                doc[key] = reading.shown[key]
+                doc[key[:-1] + "_count"] = len(reading.shown[key])
+        doc["more_available"] = reading.more_available
+        doc.update(self.extra_fields(reading, previous))
+        doc.update({
+            "truncated": any(b.truncated for b in batches.values()),
+            "latest_comment": batches["conversation"].latest,
+            "previous_checkpoint": self.public(previous),
+            "recommended_checkpoint": self.public(reading.cursors),
+        })
+        if previous is None:
+            doc["older_not_returned"] = self.public_older(reading)
+        doc["filtered_out"] = self.public_filtered(filtered)
+        doc.update({"pages_scanned": self.pages, "requests": self.client.requests,
+                    "snapshot_id": os.urandom(16).hex(),
+                    "updates_file": self.store.paths.updates, "state_updated": False,
+                    "warnings": self.warnings})
+        return doc
+
+    def public_older(self, reading: Reading) -> Any:
+        return reading.batches["conversation"].older_not_returned
+
+    # -- the check (check_issue_updates.py), with or without --wait ---------------------------
+    def check(self, limit: int, after_comment_id: Optional[int] = None,
+              wait: Optional[Any] = None) -> Dict[str, Any]:
+        previous: Cursors = None
+        doc: Optional[Dict[str, Any]] = None
+        try:
+            previous, hints = self.start(after_comment_id)
+            if wait is not None:
+                if previous is None:
+                    raise UsageError(self.no_cursor_message())
+                wait.require_auth(self.client)
+            self.resolve_me()
+            if wait is not None:
+                doc, reading = wait.run(self, previous, hints, limit)
+                if doc.get("interrupted"):
+                    return doc
+            else:
+                reading = self.read(previous, hints, limit)
+                doc = self.document(previous, reading, reading.filtered)
+            private, settled = self.updates_of(previous, reading, doc, after_comment_id)
+            with self.store.locked():
+                self.save_check(private, settled)
+        except Interrupted as stop:
+            if doc is None:
+                doc = self.document(previous, self.empty_reading(previous), {})
+            return interrupted_doc(doc, stop)
+        return edits.summarize(doc)  # stdout shows each watermark as {through, seen_count}
+
+    def updates_of(self, previous: Cursors, reading: Reading, doc: Dict[str, Any],
+                   after_comment_id: Optional[int] = None) -> Tuple[Dict[str, Any], Any]:
+        """(the updates file's document, the settled hints a check stores) for `doc`."""
+        cursors, final_hints = self.position(previous, reading)
+        private = dict(doc, schema_version=SCHEMA_VERSION,
+                       poll_hint={k: h for k, h in final_hints.items() if h is not None})
+        if after_comment_id is not None:
+            private["after_comment_id"] = after_comment_id  # not the checkpoint's cursor
+            private["had_checkpoint"] = self.had_checkpoint  # none: the confirm writes the first
+        return private, self.hints.settled(previous, cursors, final_hints)
+
+    def save_check(self, private: Dict[str, Any], settled: Any) -> None:
+        """A check's writes (the caller holds the round's lock): the updates file (its rename
+        is the commit point), then the hints measured for a cursor with nothing after it."""
+        self.store.write_updates(private)
+        self.hints.save(settled)
+
+
+    def by_id_previous(self) -> Cursors:
+        return None
+
+    def next_public(self, previous: Cursors, reading: Reading) -> Any:
+        return self.public(reading.cursors)
+
+    def writable(self, target: Dict[str, Any]) -> bool:
+        """A position --update-state can write (every stream has a cursor to store)."""
+        return True

@@ -1,0 +1,136 @@
+"""`get_latest_comments.py`'s reads of a round: by id (`--comment-id`, `--review-id`,
+`--review-comment-id`), by selector (`--since-comment-id`, `--last-n`, `--all`), or after the
+checkpoint; `--update-state` writes the checkpoint through confirm.py (CONTRACT sections 6, 12).
+Reads by id ignore the author filters and never move a checkpoint."""
+
+from __future__ import annotations
+
+from ..base.interrupt import Interrupted
+from ..store import edits
+from ..streams.review_stream import ReviewStream
+from ..streams.streams import Batch, ConversationStream, checkpoint_of, cursor_part, with_edits
+from ..text import normalize
+from .confirm import advance
+from .engine import Round
+from .reading import DEFAULT_LIMIT, Cursors, Reading, interrupted_doc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional
+
+
+def read_by_id(rnd: Round, selector: str, value: int) -> Dict[str, List[Dict[str, Any]]]:
+    """One item by id (reads by id ignore the author filters)."""
+    o = rnd.options
+    shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in rnd.shown_keys}
+    if selector == "comment_id":
+        shown["new_comments"] = [normalize.issue_comment(
+            rnd.conversation.one_comment(value), o.max_body_chars, o.reveal_hidden)]
+        return shown
+    reviews: ReviewStream = rnd.streams["reviews"]  # type: ignore[assignment]
+    if selector == "review_comment_id":
+        shown["new_review_comments"] = [normalize.review_comment(
+            reviews.one_comment(value), o.max_body_chars, o.reveal_hidden)]
+    else:
+        raw, raw_comments = reviews.one_review(value)
+        shown["new_reviews"] = [normalize.review(raw, len(raw_comments), o.max_body_chars,
+                                                 o.reveal_hidden)]
+        shown["new_review_comments"] = [
+            normalize.review_comment(c, o.max_body_chars, o.reveal_hidden)
+            for c in raw_comments]
+    return shown
+
+
+def _conversation_selector(rnd: Round, selector: str, value: int, limit: Optional[int],
+                           update_state: bool, hints: Dict[str, Any]) -> Any:
+    """--since-comment-id, --last-n, --all: the conversation only."""
+    conv = rnd.conversation
+    if selector == "since_comment_id":
+        return conv.scan_after(value, limit, hints.get("conversation"),
+                               sharpen=update_state)
+    if selector == "last_n":
+        return conv.tail(value, quiet=True)
+    return conv.everything()
+
+
+def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
+          update_state: bool, force: bool) -> Dict[str, Any]:
+    doc = rnd.base_doc()
+    previous: Cursors = None
+    shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in rnd.shown_keys}
+    counts: Dict[str, Dict[str, int]] = {}
+    next_cp: Any = None
+    more: Optional[bool] = False
+    truncated = state_updated = False
+    older: Optional[int] = None
+    reading: Optional[Reading] = None
+    try:
+        if selector in ("comment_id", "review_comment_id", "review_id"):
+            shown = read_by_id(rnd, selector, int(value or 0))
+            previous = rnd.by_id_previous()
+        else:
+            rnd.resolve_me()
+            previous, hints = rnd.start()
+            target: Cursors = None
+            new_hints: Dict[str, Any] = {}
+            if selector in ("since_comment_id", "last_n", "all"):
+                result = _conversation_selector(rnd, selector, int(value or 0), limit,
+                                                     update_state, hints)
+                batch = Batch("conversation", items=result.returned)
+                shown, counts = rnd.conversation.present(
+                    batch, rnd.options.max_body_chars, rnd.options.reveal_hidden,
+                    rnd.options.include_system)
+                counts = {k: v for k, v in counts.items() if v}
+                more, truncated = result.more_available, result.truncated
+                older = result.older_not_returned
+                raws = result.returned
+                if selector == "since_comment_id":
+                    next_cp = checkpoint_of(raws[-1]) if raws else rnd.public(previous)
+                    if raws:
+                        stored = ((previous or {}).get("conversation") or {}).get("edits")
+                        target = dict(previous or {}, conversation=with_edits(
+                            checkpoint_of(raws[-1]),
+                            edits.carry(stored, raws) if stored else None))
+                        hint = ConversationStream.hint_for(result, raws[-1]["id"])
+                        new_hints = {"conversation": hint}
+            else:
+                if previous is None:
+                    selector = "tail"
+                reading = rnd.read(previous, hints, limit or DEFAULT_LIMIT,
+                                    sharpen=update_state)
+                shown, counts = reading.shown, reading.filtered
+                more = reading.more_available
+                truncated = any(b.truncated for b in reading.batches.values())
+                older = reading.batches["conversation"].older_not_returned
+                target, new_hints = rnd.position(previous, reading)
+                next_cp = rnd.next_public(previous, reading)
+                rnd.notes()
+            if update_state and target is not None and rnd.writable(target):
+                state_updated = advance(rnd, target, new_hints, force)
+                if state_updated:
+                    next_cp = rnd.public(
+                        {k: cursor_part(v) if k == "conversation" else v
+                         for k, v in target.items()})
+    except Interrupted as stop:
+        doc.update({"selector": {"type": selector, "value": value},
+                    "previous_checkpoint": rnd.public(previous), "warnings": rnd.warnings})
+        return dict(interrupted_doc(doc, stop), **{
+            k[4:]: [] for k in rnd.shown_keys},
+            **(rnd.fetch_fields(None) if selector in ("checkpoint", "tail") else {}))
+    rnd.note_hidden(shown)
+    rnd.note_filtered(counts)
+    doc["selector"] = {"type": selector, "value": value}
+    for key in rnd.shown_keys:
+        doc[key[4:]] = shown.get(key, [])
+        doc[key[4:-1] + "_count"] = len(doc[key[4:]])
+    if reading is not None:
+        doc.update(rnd.fetch_fields(reading))
+    doc.update({"previous_checkpoint": rnd.public(previous), "next_checkpoint": next_cp,
+                "state_updated": state_updated, "more_available": more,
+                "truncated": truncated})
+    if older is not None and rnd.label == "issue":
+        doc["older_not_returned"] = older
+    doc.update({"filtered_out": rnd.public_filtered(counts),
+                "pages_scanned": rnd.pages, "requests": rnd.client.requests,
+                "warnings": rnd.warnings})
+    return edits.summarize(doc)
