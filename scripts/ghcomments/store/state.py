@@ -141,6 +141,26 @@ def check_owner(path: str, st: os.stat_result) -> None:
     if st.st_mode & stat.S_IWOTH:
         raise StateError(f"refusing to use {path}: other users may write to it "
                          "(chmod o-w it, or use another --root)")
+    if st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid):
+        raise StateError(f"refusing to use {path}: the members of its group (gid {st.st_gid}) "
+                         "may write to it, and one could plant files there (chmod g-w it, or "
+                         "use another --root)")
+
+
+def _private_group(gid: int) -> bool:
+    """Whether `gid` is this user's own group (a user-private group, as Debian and Fedora
+    give every user, under umask 002): named as the user, the user's primary group, and no
+    other member. Group write on such a folder gives no one else anything (CONTRACT 22)."""
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(os.geteuid())
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    return (gid == user.pw_gid and group.gr_name == user.pw_name
+            and set(group.gr_mem) <= {user.pw_name})
 
 
 def _check_folders_of(path: str) -> None:
@@ -172,7 +192,7 @@ def _ensure_folder(paths: StatePaths) -> None:
             st = os.lstat(current)
         except FileNotFoundError:
             try:
-                os.mkdir(current, 0o755)
+                os.mkdir(current, 0o700)  # state is private: only this user reads it
             except FileExistsError:
                 pass
             st = os.lstat(current)
@@ -219,7 +239,7 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
     fd = -1
     try:  # the open inside: a signal just after it created the file removes the file too
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            fd = _create_temp(tmp)
             half = len(data) // 2
             os.write(fd, data[:half])
             _pause("write")
@@ -251,7 +271,27 @@ def _atomic_write_bytes(path: str, data: bytes, commit: bool = False) -> None:
         os.close(dfd)
 
 
-def _open_regular(path: str, label: str, flags: int, mode: int = 0o644) -> int:
+def _create_temp(tmp: str) -> int:
+    """A new regular file at `tmp`, mode 0600, never opened through what stands there: a
+    leftover regular file of a killed run is removed and made anew; a FIFO, a link or a
+    folder is exit 7 at once (O_EXCL never opens it, so a planted FIFO cannot block)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK
+    for _ in range(2):
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileExistsError:
+            st = os.lstat(tmp)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+                raise StateError(f"refusing to write {tmp}: something that is not this user's "
+                                 "file stands at the temporary name; move it away")
+            os.unlink(tmp)  # our own leftover (a run killed before its rename)
+            continue
+        os.set_blocking(fd, True)
+        return fd
+    raise StateError(f"cannot create {tmp}: it came back while being replaced; move it away")
+
+
+def _open_regular(path: str, label: str, flags: int, mode: int = 0o600) -> int:
     """A descriptor on the regular file at `path`, or exit 7 naming what stands there. The
     open never waits (O_NONBLOCK: a FIFO opens at once, then fails the check) and never
     follows a symbolic link; O_NONBLOCK is cleared before the descriptor is used."""
