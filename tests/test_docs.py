@@ -527,7 +527,7 @@ def test_unfollow_examples_use_the_key_the_listing_prints(fake, tmp_path):
     """Each `--unfollow` example is a key as the inbox writes it (refs.is_key), and the keys
     of the demo rounds are exactly what `get_latest_comments.py --followed` lists."""
     sys.path.insert(0, str(REPO / "scripts"))
-    from ghcomments.refs import is_key
+    from ghcomments.store.refs import is_key
 
     examples = _unfollow_examples()
     assert any(e.startswith("docs/inbox.md: ") for e in examples), examples
