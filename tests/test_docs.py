@@ -20,6 +20,9 @@
   the 304.
 - SKILL.md passes `agentskills validate` (skills-ref) in a folder named as the skill, invalid
   copies fail it, and `make lint` fails on an invalid one.
+- SKILL.md is at most 250 lines and links one page per task (TASK_PAGES), each of which the
+  installer ships; every flag SKILL.md or a task page names is in some script's --help; every
+  `--unfollow` example names its round by the key `--followed` prints.
 """
 
 from __future__ import annotations
@@ -42,7 +45,11 @@ from tests.fakegithub.seeds import DEMO_TOKEN, seed_demo
 from tests.support import REPO, clean_env
 
 REQUIRED_DOCS = ["SKILL.md", "README.md", "docs/usage.md"]
-OTHER_DOCS = ["docs/index.md", "docs/dependencies.md", "docs/reference.md"]
+# One page per task, linked by name from SKILL.md; each is read alone, so each runs alone.
+TASK_PAGES = ["docs/inbox.md", "docs/pr-rounds.md", "docs/edits-and-events.md",
+              "docs/writing.md", "docs/exit-codes.md"]
+OTHER_DOCS = ["docs/index.md", "docs/dependencies.md", "docs/reference.md", *TASK_PAGES]
+SKILL_MAX_LINES = 250  # SKILL.md is read whole on every task
 SKILL = "gh-issue-comment-monitor"
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)\s*$")
 EXITS = re.compile(r"\s#\s*exits\s+(\d+)\s*$")
@@ -453,6 +460,100 @@ def test_invalid_skill_md_fails_agentskills(tmp_path, breakage):
         text = re.sub(r"^description:.*\n", "", text, count=1, flags=re.M)
     proc = _validate(_skill_copy(tmp_path, text, folder))
     assert proc.returncode != 0, proc.stdout
+
+
+def test_skill_md_is_the_loop_and_links_one_page_per_task(tmp_path):
+    """SKILL.md is read whole every time: at most SKILL_MAX_LINES, the rest in task pages it
+    links by name, and each linked page is in the installed skill (tools/install_skill.py)."""
+    text = doc_text("SKILL.md")
+    assert len(text.splitlines()) <= SKILL_MAX_LINES, \
+        f"SKILL.md has {len(text.splitlines())} lines (at most {SKILL_MAX_LINES})"
+    linked = set(re.findall(r"\]\((docs/[^)#\s]+)(?:#[^)]*)?\)", text))
+    missing = [page for page in TASK_PAGES if page not in linked]
+    assert not missing, f"SKILL.md links no {missing}"
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "install_skill.py"),
+                           "--dest", str(tmp_path / "skills")], capture_output=True, text=True,
+                          timeout=60, env=clean_env(), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    installed = tmp_path / "skills" / SKILL
+    for page in sorted(linked):
+        assert (REPO / page).is_file(), f"SKILL.md links {page}, which does not exist"
+        assert (installed / page).read_bytes() == (REPO / page).read_bytes(), \
+            f"SKILL.md links {page}, which the installed skill does not hold"
+    manifest = json.loads((installed / ".install-manifest.json").read_text(encoding="utf-8"))
+    assert set(TASK_PAGES) <= set(manifest["files"])
+
+
+@pytest.mark.parametrize("page", TASK_PAGES)
+def test_task_page_stands_alone(page):
+    """A page an agent opens alone says what it is for and names the conventions it uses."""
+    text = doc_text(page)
+    assert text.startswith("# "), page
+    assert "**Conventions.**" in text and "this skill's folder" in text, page
+    assert [c for c in commands_of(page, text) if c.expect is not None], \
+        f"{page} shows no runnable command"
+
+
+def _all_help_flags() -> Set[str]:
+    return set().union(*(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", _help(s)))
+                         for s in SCRIPTS))
+
+
+def test_every_flag_named_in_skill_md_and_the_task_pages_exists():
+    """No page teaches a flag that no script takes (a planned one included)."""
+    known = _all_help_flags()
+    assert {"--unfollow", "--include-edits", "--followed"} <= known
+    unknown = sorted({f"{doc}: {flag}" for doc in ["SKILL.md", *TASK_PAGES]
+                      for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", doc_text(doc))
+                      if flag not in known})
+    assert not unknown, f"flags in no script's --help: {unknown}"
+
+
+def _unfollow_examples() -> List[str]:
+    """The round each `--unfollow` example names (commands and inline code of every doc);
+    placeholders such as REF are not examples."""
+    found = []
+    for doc in REQUIRED_DOCS + OTHER_DOCS:
+        text = doc_text(doc)
+        spans = [c.text for c in commands_of(doc, text)] + re.findall(r"`([^`\n]+)`", text)
+        for span in spans:
+            for arg in re.findall(r"--unfollow[ =]+([^\s`|]+)", span):
+                if not arg.startswith("-") and not re.fullmatch(r"\[?[A-Z_]+\]?", arg):
+                    found.append(f"{doc}: {arg}")
+    return found
+
+
+def test_unfollow_examples_use_the_key_the_listing_prints(fake, tmp_path):
+    """Each `--unfollow` example is a key as the inbox writes it (refs.is_key), and the keys
+    of the demo rounds are exactly what `get_latest_comments.py --followed` lists."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from ghcomments.store.refs import is_key
+
+    examples = _unfollow_examples()
+    assert any(e.startswith("docs/inbox.md: ") for e in examples), examples
+    not_keys = [e for e in examples if not is_key(e.split(": ", 1)[1])]
+    assert not not_keys, f"--unfollow examples not in the key form --followed prints: {not_keys}"
+    seed_demo(fake)
+    env = clean_env(GITHUB_API_URL=fake.url, GH_TOKEN=DEMO_TOKEN, HOME=str(tmp_path))
+    script = [sys.executable, str(REPO / "scripts" / "check_issue_updates.py")]
+    latest = [sys.executable, str(REPO / "scripts" / "get_latest_comments.py")]
+    root = ["--root", str(tmp_path)]
+    follow = subprocess.run(script + ["--follow", "octo-org/hello-world#5", "--follow",
+                                      "octo-org/hello-world/pull/7", *root],
+                            capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert follow.returncode == 0, follow.stdout + follow.stderr
+    snapshot = json.loads(follow.stdout)["snapshot_id"]
+    confirm = subprocess.run(latest + ["--followed", "--confirm-updates", "--snapshot-id",
+                                       snapshot, *root],
+                             capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert confirm.returncode == 0, confirm.stdout + confirm.stderr
+    listing = subprocess.run(latest + ["--followed", *root], capture_output=True, text=True,
+                             env=env, timeout=60, check=False)
+    assert listing.returncode == 0, listing.stdout + listing.stderr
+    listed = {r["key"] for r in json.loads(listing.stdout)["rounds"]}
+    assert listed == {"octo-org/hello-world/issues/5", "octo-org/hello-world/pull/7"}, listed
+    demo = {e.split(": ", 1)[1] for e in examples if "octo-org/hello-world/" in e}
+    assert demo and demo <= listed, (demo, listed)
 
 
 def test_skill_md_shape():

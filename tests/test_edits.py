@@ -309,7 +309,7 @@ PATH = "repos/octo/hello/issues/5/comments"
 
 
 def test_a_since_read_is_one_request_and_its_probe_answers_304_while_nothing_changes(listed):
-    from ghcomments.streams.streams import since
+    from ghcomments.streams import since
 
     fake, client, ids = listed
     at = fake.get_comment(ids[0])["created_at"]
@@ -328,7 +328,7 @@ def test_a_since_read_is_one_request_and_its_probe_answers_304_while_nothing_cha
 
 
 def test_a_since_window_over_100_reads_pages_then_proves_the_earlier_ones_unchanged(listed):
-    from ghcomments.streams.streams import since
+    from ghcomments.streams import since
 
     fake, client, ids = listed
     more = fake.add_comments("octo", "hello", 5, 150, step_seconds=1)
@@ -346,7 +346,7 @@ def test_a_since_window_over_100_reads_pages_then_proves_the_earlier_ones_unchan
 
 
 def test_a_deletion_while_the_pages_are_read_is_read_again(listed):
-    from ghcomments.streams.streams import since
+    from ghcomments.streams import since
 
     fake, client, ids = listed
     fake.add_comments("octo", "hello", 5, 150, step_seconds=1)
@@ -367,7 +367,7 @@ def test_a_deletion_while_the_pages_are_read_is_read_again(listed):
 def test_a_far_future_updated_at_is_a_malformed_answer(listed):
     import datetime
 
-    from ghcomments.streams.streams import since
+    from ghcomments.streams import since
 
     fake, client, ids = listed
     fake.edit_comment(ids[1], "from the future", at=datetime.datetime.now(
@@ -377,7 +377,7 @@ def test_a_far_future_updated_at_is_a_malformed_answer(listed):
 
 
 def test_one_lists_edits_establish_then_report_once_and_idle_at_304(listed):
-    from ghcomments.streams.streams import since
+    from ghcomments.streams import since
 
     fake, client, ids = listed
     created = fake.get_comment(ids[-1])["created_at"]
@@ -409,7 +409,7 @@ def test_one_lists_edits_establish_then_report_once_and_idle_at_304(listed):
 
 
 def test_a_probe_for_another_watermark_is_not_used(listed):
-    from ghcomments.streams.streams import since
+    from ghcomments.streams import since
 
     fake, client, ids = listed
     first = since.read_edits(client, PATH, "comments", None, None, lambda i: True, [], 20,
