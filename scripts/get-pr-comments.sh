@@ -519,6 +519,16 @@ readonly MAX_PAGES=100
 # (1 KiB blocks: gh is stopped by SIGXFSZ there) and never read past it.
 readonly MAX_ANSWER_MIB=64
 readonly MAX_RAW_BYTES=$(((MAX_ANSWER_MIB + 1) * 1024 * 1024))
+# What jq holds in memory follows the values it parses, not the bytes (60 MiB of `[{},{},…]`
+# made jq take 8 GiB): each page's leaf values are counted first by jq's streaming parser,
+# in constant memory, stopping at the bound (a real page of 100 items holds a few thousand);
+# a run's pages together are bounded too, in values and in bytes, so the merged document jq
+# builds stays under about 200 MiB (CONTRACT section 22; docs/reference.md).
+readonly MAX_PAGE_VALUES=200000
+readonly MAX_RUN_VALUES=400000
+readonly MAX_RUN_BYTES=$((MAX_ANSWER_MIB * 1024 * 1024))
+RUN_VALUES=0
+RUN_BYTES=0
 
 # scheme://host:port of URL $1 (the default port written out), "invalid" for an authority
 # that is not a plain host name or address with a port (userinfo, a backslash, spaces).
@@ -694,6 +704,26 @@ gh_page() {
   done
 }
 
+# Count the leaf values of page body file $2 (read for $1) into the run's totals; exit 6 when
+# the page or the run holds more than the bounds above. jq --stream parses in constant memory
+# and stops reading at the page bound; malformed JSON is left to the parse that follows.
+count_values() {
+  local path="$1" body="$2" n bytes
+  n="$(jq -n --stream --argjson max "$((MAX_PAGE_VALUES + 1))" \
+    'reduce limit($max; inputs | select(length == 2)) as $x (0; . + 1)' "${body}" \
+    2>/dev/null)" || n=0
+  case "${n}" in '' | *[!0-9]*) n=0 ;; esac
+  bytes="$(wc -c <"${body}")"
+  RUN_VALUES=$((RUN_VALUES + n))
+  RUN_BYTES=$((RUN_BYTES + bytes))
+  if [ "${n}" -gt "${MAX_PAGE_VALUES}" ]; then
+    die 6 server "GET ${path}: the answer holds more than ${MAX_PAGE_VALUES} JSON values; refused (no page GitHub sends is near it)"
+  fi
+  if [ "${RUN_VALUES}" -gt "${MAX_RUN_VALUES}" ] || [ "${RUN_BYTES}" -gt "${MAX_RUN_BYTES}" ]; then
+    die 6 server "GET ${path}: the answers of this run hold more than ${MAX_RUN_VALUES} JSON values or ${MAX_ANSWER_MIB} MiB; refused"
+  fi
+}
+
 # GET $1 ($3 = paginate: follow every rel="next" link on the API's origin, at most MAX_PAGES),
 # writing the parsed JSON (pages merged for lists) to $2. Returns 0, or 1 with FAIL_* set.
 gh_get() {
@@ -704,6 +734,7 @@ gh_get() {
     if ! gh_page "${target}" "${path}"; then
       return 1
     fi
+    count_values "${path}" "${tmp}/bodies"
     cat "${tmp}/bodies" >>"${pages}"
     if [ "${paginate}" != paginate ]; then
       break
