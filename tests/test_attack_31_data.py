@@ -94,7 +94,7 @@ def env_for(fake, server, **extra):
 
 
 def comment_url(fake, number: int, cid) -> str:
-    return f"{fake.html_base}/{OWNER}/{NAME}/issues/{number}#issuecomment-{cid}"
+    return f"{fake.url}/{OWNER}/{NAME}/issues/{number}#issuecomment-{cid}"  # web host = API's
 
 
 # --------------------------------------------------------------------------- 4. followed URL
