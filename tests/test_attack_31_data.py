@@ -213,6 +213,8 @@ def test_a_time_outside_1970_9999_on_a_check_is_exit_6(gh, hostile, tmp_path, fi
                                                         args):
     server = proxy(hostile, gh, _set_time(field, value, rf"/issues/{ISSUE}/comments$"))
     env = env_for(gh, server)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "inbox").mkdir()
     for run in (
         lambda: run_script("check_issue_updates.py", "--repo", REPOSITORY, "--issue", ISSUE,
                            "--root", tmp_path / "one", *args, env=env),
