@@ -113,7 +113,7 @@ def test_a_followed_comment_url_reads_that_comment_first(gh, tmp_path):
              and q.path == f"/repos/{OWNER}/{NAME}/issues/comments/{first}"]
     assert len(reads) == 1, gh.requests
     conv = r.json["conversations"][0]
-    assert [c["id"] for c in conv["comments"]] == ids[1:], conv
+    assert [c["id"] for c in conv["new_comments"]] == ids[1:], conv
 
 
 @pytest.mark.parametrize("which", ["unknown", "other-issue"])
