@@ -13,20 +13,21 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
     from typing import Optional, Type
 
 
-def try_split(url: str) -> Optional[SplitResult]:
-    """urlsplit, its port read too; None when a parser would raise."""
+def try_split(url: str, port: bool = True) -> Optional[SplitResult]:
+    """urlsplit (its port read too, unless `port` is false); None when it would raise."""
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018  (raises ValueError on a bad port)
+        if port:
+            parts.port  # noqa: B018  (raises ValueError on a bad port)
         return parts
     except (ValueError, TypeError):
         return None
 
 
-def split_url(url: str, what: str = "URL", error: Type[BundleError] = ServerError
-              ) -> SplitResult:
+def split_url(url: str, what: str = "URL", error: Type[BundleError] = ServerError,
+              port: bool = True) -> SplitResult:
     """urlsplit, or `error` (exit 6 for an answer's URL) naming `what`."""
-    parts = try_split(url)
+    parts = try_split(url, port)
     if parts is None:
         raise error(f"malformed {what}: not a URL a parser can read (an unclosed IPv6 "
                     "bracket or a bad port)")

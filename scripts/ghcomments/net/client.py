@@ -48,7 +48,8 @@ def parse_links(header: Optional[str]) -> Dict[str, str]:
         raise ServerError(f"malformed Link header: {escape_field(header[:120])}")
     out = {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
     for url in out.values():
-        split_url(url, "Link header")  # an unclosed IPv6 bracket is exit 6 (section 22)
+        # an unclosed IPv6 bracket is exit 6 (section 22); a bad port is refused on follow
+        split_url(url, "Link header", port=False)
     return out
 
 
