@@ -27,6 +27,7 @@ from .base.errors import (
 from .net import config
 from .net.config import GITHUB_API
 from .net.transport import STANDARD_HEADERS
+from .text.normalize import number_at_end
 from .text.tokens import contains_token
 
 TYPE_CHECKING = False
@@ -123,8 +124,7 @@ def wait_command(repository: str, api_url: str, *, issue: Optional[int] = None,
 
 
 def _issue_number(comment: Dict[str, Any]) -> Optional[int]:
-    m = re.search(r"/issues/(\d+)$", str(comment.get("issue_url") or ""))
-    return int(m.group(1)) if m else None
+    return number_at_end(comment.get("issue_url"), "issues", "the comment's issue_url")
 
 
 def _learn_tokens(ctx: Any) -> None:
@@ -252,8 +252,7 @@ def _id_str(value: Any) -> Optional[str]:
 
 
 def _pr_number(raw: Dict[str, Any]) -> Optional[int]:
-    m = re.search(r"/pulls/(\d+)$", str(raw.get("pull_request_url") or ""))
-    return int(m.group(1)) if m else None
+    return number_at_end(raw.get("pull_request_url"), "pulls", "pull_request_url")
 
 
 def review_comment_fetch(repository: str, pr: int, comment_id: int, api_url: str) -> str:

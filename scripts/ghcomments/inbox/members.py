@@ -140,6 +140,8 @@ def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Me
                 if m.previous is None:
                     m.start_id = ref.start_comment_id
                     m.previous, m.hints = m.rnd.start(ref.start_comment_id)
+                    if not m.had_updates:
+                        _read_start(m, sel.client)
                 else:
                     m.rnd.warnings.append(
                         f"#issuecomment-{ref.start_comment_id} ignored: {ref.key} has a "
@@ -161,6 +163,23 @@ def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Me
         live[0].rnd.resolve_me()  # the options are shared: GET /user once per command
         live[0].requests += sel.client.requests - before
     return live
+
+
+def _read_start(m: Member, client: Any) -> None:
+    """A followed `#issuecomment-ID` is read before the round is (CONTRACT section 22): an id
+    GitHub does not know, or a comment of another issue, is exit 2 naming the REF (nothing
+    followed); the comment's time becomes the cursor's. A 5xx is the round's (section 18)."""
+    ref, cid = m.ref, m.ref.start_comment_id
+    before = client.requests
+    try:
+        raw = m.rnd.streams["conversation"].one_comment(cid)
+    except NotFoundError as exc:
+        raise UsageError(f"REF {ref.key}#issuecomment-{cid}: {exc.message}; nothing followed")
+    finally:
+        m.requests += client.requests - before
+    conv = dict((m.previous or {}).get("conversation") or {},
+                last_comment_id=cid, last_comment_created_at=raw.get("created_at"))
+    m.previous = dict(m.previous or {}, conversation=conv)
 
 
 def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from urllib.parse import urlencode, urljoin, urlsplit
+from urllib.parse import urlencode, urljoin
 
 from ..base.errors import (
     BundleError,
@@ -23,6 +23,7 @@ from ..base.errors import (
     strict_loads,
     validation_reasons,
 )
+from ..base.urls import split_url
 from ..text import tokens
 from ..text.normalize import check_comment, escape_field
 from .config import plain_url
@@ -45,7 +46,11 @@ def parse_links(header: Optional[str]) -> Dict[str, str]:
         links = parse_header_links(header)
     except (ValueError, IndexError, AttributeError):
         raise ServerError(f"malformed Link header: {escape_field(header[:120])}")
-    return {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
+    out = {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
+    for url in out.values():
+        # an unclosed IPv6 bracket is exit 6 (section 22); a bad port is refused on follow
+        split_url(url, "Link header", port=False)
+    return out
 
 
 def parse_header_links(value: str) -> List[Dict[str, str]]:
@@ -123,7 +128,7 @@ class GitHubClient:
         `retry` defaults to true for GET/HEAD; a write (POST/PATCH) is never sent twice.
         """
         url = self.url(path, params)
-        what = what or f"{method} {urlsplit(url).path}"
+        what = what or f"{method} {split_url(url).path}"
         self._check_origin(url, what)
         headers = dict(STANDARD_HEADERS)
         if etag:

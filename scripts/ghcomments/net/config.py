@@ -67,9 +67,18 @@ def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
 
 
 def without_userinfo(url: str) -> str:
-    """A URL as it may be printed: any `user:password@` removed, up to the last '@' of the
-    authority (git and urlsplit end the userinfo there: a password may hold an '@')."""
-    return re.sub(r"(?<=://)[^/?#]*@", "", url.strip())
+    """A URL as it may be printed: any `user:password@` shown as `***@` (CONTRACT section 22).
+    Everything up to the last '@' goes: git and urlsplit end the userinfo at the last '@' of
+    the authority, and a password may hold '@', '#', '?' or '/' — where its authority ends is
+    unknowable, so no part of it is kept. Without a scheme (scp-like `user:pass@host:o/r`),
+    the same from the start."""
+    text = url.strip()
+    head, sep, rest = text.partition("://")
+    if not sep:
+        head, rest = "", text
+    if "@" not in rest:
+        return text
+    return f"{head}{sep}***@{rest.rsplit('@', 1)[1]}"
 
 
 # A host name or an IP address: nothing else passes (CONTRACT section 17). urlsplit and

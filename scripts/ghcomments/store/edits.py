@@ -33,6 +33,7 @@ import re
 from collections.abc import Mapping
 
 from ..base.errors import ServerError
+from ..text import normalize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -60,11 +61,7 @@ def parse_time(value: Any) -> Optional[_dt.datetime]:
     None."""
     if not isinstance(value, str) or not _TIME_RE.fullmatch(value):
         return None
-    try:
-        when = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else None
+    return normalize.parse_time(value)  # the one parser: 1970..9999 UTC, else None
 
 
 def format_time(when: _dt.datetime) -> str:

@@ -20,14 +20,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import re
 import stat
 import time
 
 from ..base import interrupt
-from ..base.errors import StateError, UsageError
+from ..base.errors import StateError, UsageError, strict_loads
 from ..base.plain import plain
 from ..text.output import encode_json
 from . import records
@@ -330,7 +329,7 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
         _check_folders_of(path)
         raw = fh.read()
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = strict_loads(raw.decode("utf-8"))  # NaN, Infinity, 21+ digits: corrupt (s. 22)
     except RecursionError:  # nested past Python's limit: corrupt all the same
         raise StateError(f"{label} {path} is corrupt (JSON nested too deeply); it was left as "
                          "it is — inspect or move it away yourself")

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from ..text import normalize
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Dict, List, Optional, Tuple
@@ -30,12 +32,11 @@ ZERO_REVIEWS = {"last_review_id": 0, "last_submitted_at": None, "recent_review_i
 
 
 def _when(text: Optional[str]) -> Optional[_dt.datetime]:
-    if not isinstance(text, str):
+    if not isinstance(text, str) or not normalize.looks_like_time(text):
         return None
-    try:
-        return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    if not normalize.in_range(text):  # the answers' check refuses these first (section 22)
         return None
+    return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def is_dated(raw: Dict[str, Any]) -> bool:

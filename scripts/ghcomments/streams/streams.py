@@ -12,8 +12,6 @@ A pull request's reviews are the other stream: review_stream.py (its read), revi
 
 from __future__ import annotations
 
-import re
-
 from ..base.errors import NotFoundError, ServerError
 from ..base.plain import factory, plain, replace
 from ..store import edits, records
@@ -347,9 +345,10 @@ class ConversationStream(Stream):
                        f"comment {comment_id} in {repository}",
                        f"comment {comment_id} not found in {repository} (deleted, or not an "
                        "issue comment)")
-        m = re.search(r"/issues/(\d+)$", str(raw.get("issue_url") or ""))
-        if m and int(m.group(1)) != self.number:
-            raise NotFoundError(f"comment {comment_id} belongs to #{m.group(1)} of "
+        number = normalize.number_at_end(raw.get("issue_url"), "issues",
+                                         f"comment {comment_id} in {repository}")
+        if number is not None and number != self.number:
+            raise NotFoundError(f"comment {comment_id} belongs to #{number} of "
                                 f"{repository}, not #{self.number}", status=None)
         return raw
 
