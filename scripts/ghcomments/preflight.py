@@ -87,7 +87,7 @@ def _network_check(api_url: str, token: Optional[str], timeout: float) -> Dict[s
     """GET /rate_limit: free of rate-limit cost; reports the remaining core budget."""
     from .base.errors import BundleError
     from .net.client import GitHubClient
-    from .net.transport import RequestsTransport
+    from .net.http_requests import RequestsTransport
 
     client = GitHubClient(api_url, RequestsTransport(token, timeout), max_wait=0)
     try:
