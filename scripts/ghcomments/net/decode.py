@@ -1,6 +1,7 @@
 """Content decoding: the body's Content-Encoding (gzip, deflate, chains of them) undone on the
 raw bytes in bounded steps, and a body shorter than its Content-Length refused. Used by both
-HTTP paths (requests and the stdlib fast path); gh inflates its answers itself."""
+HTTP paths (requests and the stdlib fast path); gh inflates its answers itself. And what
+parsing a body may build is bounded (`json_values_over`), for every transport."""
 
 from __future__ import annotations
 
@@ -94,3 +95,35 @@ def decoded(chunks: Any, headers: Mapping[str, str], bodiless: bool = False) -> 
         chunks = _inflate(chunks, encoding)
     return chunks
 
+
+# Bytes are capped above; what parsing them builds is bounded here. 60 MiB of `[{},{},…]` (61 KB
+# of gzip) is 21 million objects, 1.6 GiB in Python before the first type check (issue 31).
+# The largest page this bundle asks for is the review threads' (100 threads of 100 comments of
+# 13 fields: about 140,000 values); a page of 100 REST comments is about 10,000. Past
+# MAX_JSON_VALUES no real answer is possible, and at most this many values cost a few tens of
+# MiB in memory whatever they are (docs/reference.md, "What parsing an answer may build").
+MAX_JSON_VALUES = 250_000
+_TOKENS = None
+
+
+def json_values_over(body: bytes, limit: int = MAX_JSON_VALUES) -> bool:
+    """Whether the JSON in `body` holds more than `limit` values, counted without parsing it:
+    one per comma and opening bracket outside strings (every item or member after a
+    container's first follows a comma; every container opens with a bracket: at least the
+    values less one, at most twice them). The bytes' own
+    counts come first (an upper bound: strings' commas included, C speed); the scan past the
+    strings runs only when they pass the limit, and stops at it."""
+    if body.count(b",") + body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    global _TOKENS
+    if _TOKENS is None:
+        import re
+
+        _TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[,\[{]', re.S)
+    count = 0
+    for match in _TOKENS.finditer(body):
+        if match.end() - match.start() == 1:  # a string is two bytes at least
+            count += 1
+            if count > limit:
+                return True
+    return False
