@@ -84,7 +84,9 @@ class GhTransport:
 
 def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, str]:
     """gh's environment for `gh api`: no token variables (gh uses a per-host login), the
-    one-host configuration when there is one, the request trace on, nothing interactive."""
+    one-host configuration when there is one, the request trace on, nothing interactive, no
+    core file (base.child: gh holds the token)."""
+    from ..base.child import child_env
     from ..text.tokens import TOKEN_VARIABLES
 
     out = {k: v for k, v in env.items() if k not in TOKEN_VARIABLES
@@ -92,7 +94,7 @@ def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, s
     out.update(GH_DEBUG="1", GH_PROMPT_DISABLED="1", GH_NO_UPDATE_NOTIFIER="1", NO_COLOR="1")
     if config_dir is not None:
         out["GH_CONFIG_DIR"] = config_dir
-    return out
+    return child_env(out)
 
 
 class gh_config:  # noqa: N801  (a context manager, named as one)
