@@ -4,6 +4,10 @@
 # Prints the normalised comments of one pull request (CONTRACT section 7) as JSON or a summary.
 
 set -euo pipefail
+# No core file from this script or its children: gh holds the token, and Go's runtime dumps
+# core on SIGQUIT under GOTRACEBACK=crash (issue 31). The soft limit only; never an error.
+ulimit -S -c 0 2>/dev/null || true
+export GOTRACEBACK=none
 
 readonly PROG="get-pr-comments.sh"
 readonly RESOLUTION_NOTE="review thread resolution state is unavailable through the REST fallback: reviewThreads is empty and resolved comments are included"

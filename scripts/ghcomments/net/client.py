@@ -27,6 +27,7 @@ from ..base.urls import split_url
 from ..text import tokens
 from ..text.normalize import check_comment, escape_field
 from .config import plain_url
+from .decode import MAX_JSON_VALUES, json_values_over
 from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
 
 TYPE_CHECKING = False
@@ -223,6 +224,8 @@ class GitHubClient:
 
     @staticmethod
     def _maybe_json(resp: Response) -> Any:
+        if json_values_over(resp.body):  # an error's body: its start is all that is shown
+            return resp.body[:300].decode("utf-8", "replace")
         try:
             return strict_loads(resp.body.decode("utf-8")) if resp.body else None
         except (ValueError, UnicodeDecodeError, RecursionError):
@@ -234,7 +237,13 @@ class GitHubClient:
         """The body as strict JSON, its REST items' types checked on the way in: a comment,
         review or pull request (an object with an `id`, or a list of them) whose id, times,
         logins or line numbers are of the wrong type is a malformed answer (exit 6) before
-        anything — a checkpoint above all — is built from it (CONTRACT section 17)."""
+        anything — a checkpoint above all — is built from it (CONTRACT section 17). A body
+        holding more JSON values than any GitHub page is refused before it is parsed."""
+        if json_values_over(resp.body):
+            raise ServerError(f"{what}: the response holds more than {MAX_JSON_VALUES:,} JSON "
+                              f"values (HTTP {resp.status}, {len(resp.body)} bytes), more than "
+                              "any GitHub page holds; refused without parsing it",
+                              status=resp.status)
         try:
             data = strict_loads(resp.body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:

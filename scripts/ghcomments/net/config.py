@@ -111,9 +111,12 @@ def plain_url(url: str) -> Optional[Tuple[str, str, int]]:
 
 def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
              env: Optional[Mapping[str, str]] = None, timeout: float = 10) -> Optional[Any]:
-    """Run git or gh quietly: the finished process, or None when it is missing or failed."""
+    """Run git or gh quietly (no core file: base.child): the finished process, or None when
+    it is missing or failed."""
     import shutil
     import subprocess
+
+    from ..base.child import child_env
 
     tool = shutil.which(argv[0], path=(env or os.environ).get("PATH"))
     if not tool:
@@ -121,7 +124,7 @@ def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
     try:
         out = subprocess.run([tool, *argv[1:]], cwd=cwd, capture_output=True, text=True,
                              timeout=timeout, check=False, stdin=subprocess.DEVNULL,
-                             env=dict(env) if env is not None else None)
+                             env=child_env(env))
     except (OSError, subprocess.SubprocessError):
         return None
     return out if out.returncode == 0 else None

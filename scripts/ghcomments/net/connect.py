@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
                  require_auth: bool = False) -> GitHubClient:
-    from .transport import GhTransport, RequestsTransport, token_fingerprint
+    from .gh import GhTransport
+    from .http_requests import RequestsTransport
+    from .transport import token_fingerprint
 
     def warn(message: str) -> None:
         print(f"warning: {stderr_line(message)}", file=sys.stderr)
@@ -53,7 +55,8 @@ def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
                 warn: Callable[[str], None]) -> Any:
     """--transport auto on a Python without requests: a gh logged in to the same API, with a
     warning; None (the `dependency` error) when there is none (CONTRACT section 16)."""
-    from .transport import GhTransport, token_fingerprint
+    from .gh import GhTransport
+    from .transport import token_fingerprint
 
     hostname = env.get("GH_HOST") or config.host_for(api_url)
     gh = GhTransport(hostname, timeout, env)
