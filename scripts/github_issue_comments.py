@@ -11,10 +11,10 @@ What only some commands use (the confirm, the selectors, the wait, the summary, 
 request's review stream, the writer, GraphQL) is imported where it is first needed, so a
 no-change poll loads only what it runs (CONTRACT section 20; tests/test_poll_imports.py).
 
-The implementation lives in the package `ghcomments/` beside this file, one module per seam:
-errors, config (repository, URLs, token), transport (requests or `gh api`), client (retries,
-rate limits, links), scan (the comment-list algorithms), normalize, state, engine
-(the round; layouts, hints, confirm, selectors), render, cli.
+The face is the one place that reads the command line: each script's argparse Namespace
+becomes one typed options record (ghcomments/options.py and the records it names), and only
+that goes down. The implementation lives in the package `ghcomments/` beside this file, in
+floors (its docstring and docs/reference.md, "The map").
 """
 
 from __future__ import annotations
