@@ -11,7 +11,9 @@ Seven floors, each a folder that imports only the folders below it (`make lint` 
     inbox/    many rounds: check, wait, confirm
 
 and at the top, beside this file, the commands' own seams: cli (arguments, output, the one
-main wrapper), preflight (verify_dependencies.py), writer (manage_issue_comment.py).
+main wrapper), options (the round commands' typed options), latest_flags
+(get_latest_comments.py's flag rules), preflight (verify_dependencies.py), writer
+(manage_issue_comment.py).
 docs/reference.md opens with the map and the path of one check through it.
 """
 

@@ -25,15 +25,23 @@ from ..round.layouts import SYSTEM_NOTE, THREADS_NOTE
 from ..store import edits, refs
 from ..store.inbox_file import InboxFile, round_entry
 from ..text.normalize import now_iso
-from .members import Member, Selection, error_json, read_member, select, start_members
+from .members import (
+    InboxOptions,
+    Member,
+    Selection,
+    error_json,
+    read_member,
+    select,
+    start_members,
+)
 
 # Warnings every pull-request round carries: they alone do not make a quiet round a conversation.
 STANDING_NOTES = (SYSTEM_NOTE, THREADS_NOTE)
 
 
-def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
+def check(opts: InboxOptions, wait: Any, options: Any) -> Dict[str, Any]:
     """The inbox check (with `wait`: one wait over every round)."""
-    sel = select(args)
+    sel = select(opts)
     if not sel.members and not sel.errors:
         if wait is not None:
             from ..base.errors import UsageError
@@ -41,23 +49,23 @@ def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
             raise UsageError("--wait: no round is followed here (follow one with --follow REF, "
                              "or check --followed in the work folder that holds them)")
         return _document(sel, [], "", None, more_in=[], unfollowed=[])
-    live = start_members(sel, args, options, wait)
+    live = start_members(sel, opts, options, wait)
     wait_fields = None
     try:
         if wait is not None:
             from .inbox_wait import wait_over
 
-            wait_fields = wait_over(live, wait, args.limit, sel)
+            wait_fields = wait_over(live, wait, opts.limit, sel)
         else:
             last: Optional[BundleError] = None
             for m in live:
-                last = read_member(m, args.limit, sel.client, last)
+                last = read_member(m, opts.limit, sel.client, last)
         unread = [m for m in live if m.error is None and m.reading is None]
         for m in unread:  # the wait's end came before its first read: nothing known
             m.reading = m.rnd.empty_reading(m.previous)
             for batch in m.reading.batches.values():
                 batch.more_available = None
-        held = set(_cut(live, args.max_total)) | {m.key for m in unread}
+        held = set(_cut(live, opts.max_total)) | {m.key for m in unread}
         more_in = [m.key for m in live if m.key in held]  # in round order
         for m in live:
             if m.error is None and m.reading is not None and m.reading.returned:

@@ -75,6 +75,17 @@ def validate_comment_id(value: Any, flag: str) -> int:
     return number
 
 
+@plain(frozen=True)
+class StateLocation:
+    """Where a command's state lives (its state flags): --root (None: the current folder),
+    --run-id (None: env GH_MONITOR_RUN_ID, else 'default') or --retained NAME. Raw as given:
+    state_folder and locate validate them."""
+
+    root: Optional[str] = None
+    run_id: Optional[str] = None
+    retained: Optional[str] = None
+
+
 @plain
 class StatePaths:
     root: str
