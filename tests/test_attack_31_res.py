@@ -241,3 +241,56 @@ def test_the_shell_fallback_runs_gh_without_core_dumps(fake, sh_env, tmp_path): 
     log = tmp_path / "limits.log"
     assert any(" api " in f" {line} " for line in log.read_text().splitlines())
     _assert_no_core(log, ("gh",))
+
+
+def _one_long_string_answer(decoded_mib: int = 62) -> bytes:
+    """gzip of a list of one well-formed comment whose body is `decoded_mib` MiB of text:
+    few values, so the value count lets it through; within the 64 MiB byte cap."""
+    head = json.dumps([{
+        "id": 4242, "node_id": "IC_kwDOlong", "author_association": "NONE",
+        "user": {"login": "mallory", "id": 66, "type": "User"},
+        "created_at": "2026-11-01T10:00:00Z", "updated_at": "2026-11-01T10:00:00Z",
+        "html_url": f"https://github.com/{REPOSITORY}/issues/{ISSUE}#issuecomment-4242",
+        "issue_url": f"https://api.github.com/repos/{REPOSITORY}/issues/{ISSUE}",
+        "body": "@@BODY@@"}]).encode()
+    before, after = head.split(b"@@BODY@@")
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"a" * (1024 * 1024)
+    parts = [comp.compress(before)]
+    parts += [comp.compress(block) for _ in range(decoded_mib)]
+    parts += [comp.compress(after), comp.flush()]
+    return b"".join(parts)
+
+
+LONG = _one_long_string_answer()
+
+
+def _answer_long(h) -> bool:
+    h.send_response(200)
+    h.send_header("Content-Type", "application/json; charset=utf-8")
+    h.send_header("Content-Encoding", "gzip")
+    h.send_header("Content-Length", str(len(LONG)))
+    h.end_headers()
+    h.wfile.write(LONG)
+    return True
+
+
+@pytest.mark.parametrize("script,args", [
+    ("check_issue_updates.py", ("--issue", ISSUE)),
+    ("get_latest_comments.py", ("--issue", ISSUE, "--last-n", "1")),
+])
+def test_one_string_of_62_mib_is_refused_in_bounded_memory(  # noqa: F811
+        hostile, tmp_path, script, args):  # noqa: F811
+    """Few values, one huge body: held as bytes, text and value it took 277 MiB on a first
+    look (two answers kept). No GitHub field is that long: exit 6, the bytes let go before
+    the parse."""
+    server = hostile(_answer_long)
+    env = clean_env(GITHUB_API_URL=server.url, GH_TOKEN=TOKEN)
+    proc, peak = _measured([SCRIPTS / script, "--repo", REPOSITORY, *args, "--root", tmp_path,
+                            "--max-wait", "0"], env)
+    print(f"{script}: peak {peak} KiB")
+    assert peak < PEAK_LIMIT_KIB, f"{peak} KiB resident (one 62 MiB string)"
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 6 and doc["error"]["code"] == "server", (proc.stdout[:500],
+                                                                        proc.stderr[-500:])
+    assert "longer than any GitHub field" in doc["error"]["message"], doc

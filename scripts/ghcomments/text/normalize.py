@@ -208,9 +208,21 @@ def check_optional_id(value: Any, what: str, field: str) -> Optional[int]:
     return None if value is None else check_id(value, what, field)
 
 
+# No text field GitHub sends is near this long (a body is at most 65,536 characters): a longer
+# one is a hostile answer, refused before it is copied into documents and files (each copy of
+# a 60 MiB string is 60 MiB more resident; CONTRACT section 22).
+MAX_TEXT_CHARS = 1024 * 1024
+
+
 def check_text(value: Any, what: str, field: str) -> Optional[str]:
-    """A string or null, else exit 6 (a time or login of another type never reaches a file)."""
-    if value is None or isinstance(value, str):
+    """A string or null, else exit 6 (a time or login of another type never reaches a file);
+    a string longer than MAX_TEXT_CHARS is exit 6 too."""
+    if value is None:
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT_CHARS:
+            raise ServerError(f"{what}: malformed response: {field} is {len(value):,} "
+                              f"characters, longer than any GitHub field ({MAX_TEXT_CHARS:,})")
         return value
     raise ServerError(f"{what}: malformed response: {field} is {_kind(value)}, not a string")
 
