@@ -294,3 +294,17 @@ def test_one_string_of_62_mib_is_refused_in_bounded_memory(  # noqa: F811
     assert proc.returncode == 6 and doc["error"]["code"] == "server", (proc.stdout[:500],
                                                                         proc.stderr[-500:])
     assert "longer than any GitHub field" in doc["error"]["message"], doc
+
+
+def test_one_string_of_62_mib_through_gh_is_refused_in_bounded_memory(hostile, tmp_path):  # noqa: F811
+    need_tools("gh")
+    server = hostile(_answer_long)
+    proc, peak = _measured([SCRIPTS / "get_latest_comments.py", "--repo", REPOSITORY,
+                            "--issue", ISSUE, "--last-n", "1", "--root", tmp_path,
+                            "--transport", "gh", "--max-wait", "0"],
+                           _gh_env_for(server.url, tmp_path))
+    print(f"gh: peak {peak} KiB")
+    assert peak < PEAK_LIMIT_KIB, f"{peak} KiB resident, gh's included (one 62 MiB string)"
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 6 and "longer than any GitHub field" in doc["error"]["message"], \
+        (proc.stdout[:500], proc.stderr[-500:])
