@@ -218,8 +218,11 @@ def _following(opts: LatestOptions) -> Result:
 
 
 def get_latest_comments(args: argparse.Namespace) -> Result:
-    """Selectors, --update-state and --confirm-updates (CONTRACT sections 6 and 12); the
-    followed rounds and --unfollow (section 18)."""
+    """Five commands in one script, in this order: the inbox confirm (--followed or --follow
+    with --confirm-updates: inbox/inbox_confirm), the listing of the followed rounds and
+    --unfollow (no request: store/following), one round's confirm (--confirm-updates:
+    round/confirm, no request), and the reads by selector, --update-state included
+    (round/selectors). CONTRACT sections 6, 12 and 18."""
     interrupt.install()  # one commit point (CONTRACT section 14)
     from ghcomments import latest_flags as flags
 

@@ -2,9 +2,10 @@
 
 Seven floors, each a folder that imports only the folders below it (`make lint` checks it):
 
-    base/     errors, exit codes, signals, plain records          (imports nothing)
+    base/     errors, exit codes, signals, records, URLs, child processes  (imports nothing)
     text/     comment shapes, hidden characters, secrets, output
-    net/      config, transport, client, throttle: talking to GitHub
+    net/      config, connect, client, transport (requests, the stdlib 304 path, gh,
+              decoding), throttle: talking to GitHub
     store/    files under .tmp: state, checkpoints, followed rounds, one command's context
     streams/  what a round reads: the issue stream, the review stream, threads, get_pr_comments
     round/    one round: engine, layouts, confirm, selectors, wait
