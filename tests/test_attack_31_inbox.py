@@ -1,0 +1,100 @@
+"""Issue 31's attacks on the inbox (CONTRACT section 22, "The inbox keeps the engine's
+promises"; sections 14 and 18): items 1, 2, 3, 4a and 13.
+
+Scripts run as subprocesses against the fake GitHub, as an agent runs them; every request count
+comes from the fake's log.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support import NAME, OWNER, Agent, inbox, latest, follow_args
+
+PR = 7
+ISSUE = 5
+KEY_P = f"{OWNER}/{NAME}/pull/{PR}"
+KEY_I = f"{OWNER}/{NAME}/issues/{ISSUE}"
+
+
+def statuses(fake):
+    return [(q.method, q.path, q.status) for q in fake.requests]
+
+
+def inbox_round(fake, root, keys):
+    """check -> confirm of the inbox over `keys`; the check's document."""
+    r = inbox(fake, root, *follow_args(keys))
+    assert r.code == 0, r
+    if r.json["snapshot_id"]:
+        c = latest(fake, root, "--followed", "--confirm-updates", "--snapshot-id",
+                   r.json["snapshot_id"])
+        assert c.code == 0, c
+    return r.json
+
+
+def idle_inbox(fake, root, keys):
+    """One inbox check; its requests (the fake's log)."""
+    r = inbox(fake, root, *follow_args(keys))
+    assert r.code == 0, r
+    return r.json, list(fake.requests)
+
+
+@pytest.fixture
+def gh(fake):
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, ISSUE)
+    fake.add_comments(OWNER, NAME, ISSUE, 3)
+    fake.add_pull(OWNER, NAME, PR, title="PR")
+    fake.add_comments(OWNER, NAME, PR, 2)
+    fake.review_order = "id"
+    return fake
+
+
+# --------------------------------------------------------------------------- item 1
+
+def _event(fake, name, review_id=None, comment_id=None):
+    if name == "dismiss":
+        fake.dismiss_review(review_id, "stale")
+    elif name == "pending":  # the token owner starts a review
+        fake.start_review(OWNER, NAME, PR, "octocat", body="draft")
+    elif name == "delete":
+        fake.delete_comment(comment_id)
+    else:
+        raise AssertionError(name)
+
+
+@pytest.mark.parametrize("event", ["dismiss", "pending", "delete"])
+def test_item1_a_quiet_inbox_round_settles_as_the_same_round_alone(gh, tmp_path, event):
+    """After an event that changes a quiet round's probe, the inbox settles at its second
+    poll (all 304), exactly as the same round checked alone: the kept updates file carries the
+    new hint, never the stale one the confirm would reinstall."""
+    review = gh.add_review(OWNER, NAME, PR, "alice", "APPROVED", body="ok")
+    last = gh.add_comment(OWNER, NAME, PR, "bob", "last word")
+    alone, through_inbox = tmp_path / "alone", tmp_path / "inbox"
+    alone.mkdir()
+    through_inbox.mkdir()
+    agent = Agent(gh, alone, "--pr", PR)
+    for _ in range(2):
+        agent.look_and_confirm()
+        inbox_round(gh, through_inbox, [KEY_P])
+    agent.check()
+    assert {s for _m, _p, s in statuses(gh)} == {304}, statuses(gh)
+    _doc, before = idle_inbox(gh, through_inbox, [KEY_P])
+    assert {q.status for q in before} == {304}, statuses(gh)
+
+    _event(gh, event, review_id=review["id"], comment_id=last["id"])
+    # the round alone: check -> confirm -> check: the second check is all 304
+    agent.look_and_confirm()
+    agent.check()
+    alone_second = statuses(gh)
+    assert {s for _m, _p, s in alone_second} == {304}, alone_second
+    # the same round through the inbox: check -> confirm -> check, twice more (idle polls)
+    inbox_round(gh, through_inbox, [KEY_P])
+    for _ in range(2):
+        _doc, reqs = idle_inbox(gh, through_inbox, [KEY_P])
+        assert [(q.method, q.path, q.status) for q in reqs] == alone_second
+        c = latest(gh, through_inbox, "--followed", "--confirm-updates", "--snapshot-id",
+                   _doc["snapshot_id"])
+        assert c.code == 0, c
