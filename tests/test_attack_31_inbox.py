@@ -7,11 +7,9 @@ comes from the fake's log.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.support import NAME, OWNER, Agent, inbox, latest, follow_args
+from tests.support import NAME, OWNER, Agent, follow_args, inbox, latest
 
 PR = 7
 ISSUE = 5
@@ -98,3 +96,37 @@ def test_item1_a_quiet_inbox_round_settles_as_the_same_round_alone(gh, tmp_path,
         c = latest(gh, through_inbox, "--followed", "--confirm-updates", "--snapshot-id",
                    _doc["snapshot_id"])
         assert c.code == 0, c
+
+
+# --------------------------------------------------------------------------- item 2
+
+@pytest.mark.parametrize("late", ["same_second", "earlier"])
+def test_item2_a_late_review_is_returned_once_and_confirmed(gh, tmp_path, late):
+    """A review drafted before the checkpoint's review (a smaller id) and submitted in its
+    second, or late with an earlier `submitted_at`: the inbox returns it once, its confirm
+    writes it (not "already applied"), and the next check is quiet."""
+    import datetime as dt
+
+    draft = gh.start_review(OWNER, NAME, PR, "bob", body="drafted early")
+    gh.advance(5)
+    gh.add_review(OWNER, NAME, PR, "alice", "COMMENTED", body="the checkpoint's review")
+    when = gh.clock
+    for _ in range(2):
+        inbox_round(gh, tmp_path, [KEY_P])
+    at = when if late == "same_second" else when - dt.timedelta(seconds=60)
+    gh.submit_review(draft["id"], body="drafted early, submitted late", submitted_at=at)
+    r = inbox(gh, tmp_path, *follow_args([KEY_P]))
+    assert r.code == 0, r
+    (conv,) = r.json["conversations"]
+    assert [x["id"] for x in conv["new_reviews"]] == [draft["id"]]
+    c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0, c
+    assert c.json["confirmed"] == [KEY_P] and c.json["already_applied"] == []
+    for _ in range(2):
+        r = inbox(gh, tmp_path, *follow_args([KEY_P]))
+        assert r.code == 0, r
+        assert r.json["has_updates"] is False and r.json["quiet"] == [KEY_P], r
+        c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                   r.json["snapshot_id"])
+        assert c.code == 0 and c.json["confirmed"] + c.json["already_applied"] == [KEY_P]

@@ -15,6 +15,7 @@ from ..base.errors import StateError
 from ..base.interrupt import Interrupted
 from ..store import edits, records
 from ..store.state import SCHEMA_VERSION
+from ..streams import review_order
 from ..streams.streams import cursor_part
 from ..text.normalize import now_iso
 from .engine import Round
@@ -45,6 +46,33 @@ def checkpoint_doc(rnd: Round, cursors: Dict[str, Any]) -> Dict[str, Any]:
     doc.update(rnd.checkpoint_fields(cursors))
     doc["saved_at"] = now_iso()
     return doc
+
+
+def _conversation_applied(stored: Any, target: Any) -> bool:
+    s, t = cursor_part(stored) or {}, cursor_part(target) or {}
+    return (int(s.get("last_comment_id") or 0) >= int(t.get("last_comment_id") or 0)
+            and edits.at_or_past(s.get("edits"), t.get("edits")))
+
+
+def _reviews_applied(stored: Any, target: Any) -> bool:
+    return (review_order.handled_under(target, stored)
+            and edits.at_or_past((stored or {}).get("edits"), (target or {}).get("edits")))
+
+
+# "Already applied", per part of the cursor (CONTRACT sections 6, 18, 21 and 22): the one rule
+# for the round's confirm and the inbox's. The conversation's id by value; the review part's
+# (last_submitted_at, last_review_id) by order, recent_review_ids and undated_review_ids by
+# inclusion; each edit watermark by time with `seen` a superset.
+APPLIED = {"conversation": _conversation_applied, "reviews": _reviews_applied}
+
+
+def already_applied(rnd: Round, stored: Cursors, target: Cursors) -> bool:
+    """The stored checkpoint holds everything `target` would write, in every part."""
+    if target is None:
+        return True
+    if stored is None:
+        return False
+    return all(APPLIED[kind](stored.get(kind), target.get(kind)) for kind in rnd.streams)
 
 
 def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: bool) -> None:
@@ -96,7 +124,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
             target = rnd.confirm_target(upd, through, stored)
             # Already applied comes first: a confirm that would change nothing succeeds
             # (also a retried --through whose comment is no longer in a newer snapshot).
-            already = target is None or rnd.same(stored, target)
+            already = already_applied(rnd, stored, target)
             if not already:
                 validate(rnd, target, f"updates file {rnd.store.paths.updates}")
                 snap_prev = rnd.from_public(upd.get("previous_checkpoint"))
