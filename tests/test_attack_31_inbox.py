@@ -21,9 +21,9 @@ def statuses(fake):
     return [(q.method, q.path, q.status) for q in fake.requests]
 
 
-def inbox_round(fake, root, keys):
+def inbox_round(fake, root, keys, *flags):
     """check -> confirm of the inbox over `keys`; the check's document."""
-    r = inbox(fake, root, *follow_args(keys))
+    r = inbox(fake, root, *follow_args(keys), *flags)
     assert r.code == 0, r
     if r.json["snapshot_id"]:
         c = latest(fake, root, "--followed", "--confirm-updates", "--snapshot-id",
@@ -32,9 +32,9 @@ def inbox_round(fake, root, keys):
     return r.json
 
 
-def idle_inbox(fake, root, keys):
+def idle_inbox(fake, root, keys, *flags):
     """One inbox check; its requests (the fake's log)."""
-    r = inbox(fake, root, *follow_args(keys))
+    r = inbox(fake, root, *follow_args(keys), *flags)
     assert r.code == 0, r
     return r.json, list(fake.requests)
 
@@ -130,3 +130,35 @@ def test_item2_a_late_review_is_returned_once_and_confirmed(gh, tmp_path, late):
         c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
                    r.json["snapshot_id"])
         assert c.code == 0 and c.json["confirmed"] + c.json["already_applied"] == [KEY_P]
+
+
+# --------------------------------------------------------------------------- item 3
+
+@pytest.mark.parametrize("edits", [False, True])
+@pytest.mark.parametrize("size", [99, 100, 101, 150, 250])
+def test_item3_after_the_checkpoint_comment_is_deleted_the_second_check_is_all_304(
+        fake, tmp_path, size, edits):
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, ISSUE)
+    fake.add_comments(OWNER, NAME, ISSUE, size)
+    flags = ["--include-edits"] if edits else []
+    agent = Agent(fake, tmp_path, "--issue", ISSUE)
+    for _ in range(2):
+        agent.look_and_confirm(*flags)
+    agent.check(*flags)
+    assert set(agent.statuses()) == {304}, statuses(fake)
+    fake.delete_comment(fake.comment_ids(OWNER, NAME, ISSUE)[-1])
+    first = agent.look_and_confirm(*flags)
+    assert first["has_updates"] is False
+    r = agent.check(*flags)
+    assert r.code == 0 and r.json["has_updates"] is False, r
+    assert set(agent.statuses()) == {304}, statuses(fake)
+    # and through the inbox, the same
+    root = tmp_path / "inbox"
+    root.mkdir()
+    for _ in range(2):
+        inbox_round(fake, root, [KEY_I], *flags)
+    fake.delete_comment(fake.comment_ids(OWNER, NAME, ISSUE)[-1])
+    inbox_round(fake, root, [KEY_I], *flags)
+    _doc, reqs = idle_inbox(fake, root, [KEY_I], *flags)
+    assert {q.status for q in reqs} == {304}, statuses(fake)

@@ -52,7 +52,7 @@ def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
     stored = rnd.cursors_of(store.read_checkpoint())
     target = rnd.from_public(entry["recommended_checkpoint"])
     written = False
-    if not already_applied(rnd, stored, target):
+    if not already_applied(rnd, stored, target, moved_on=True):
         found = cursor_sha256(rnd.public(stored)) if stored is not None else None
         if found != entry["previous_sha256"]:
             raise StateError(f"{entry['key']}: the checkpoint is now {rnd.describe(stored)}, "
