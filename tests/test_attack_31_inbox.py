@@ -7,6 +7,8 @@ comes from the fake's log.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.support import NAME, OWNER, Agent, follow_args, inbox, latest
@@ -162,3 +164,42 @@ def test_item3_after_the_checkpoint_comment_is_deleted_the_second_check_is_all_3
     inbox_round(fake, root, [KEY_I], *flags)
     _doc, reqs = idle_inbox(fake, root, [KEY_I], *flags)
     assert {q.status for q in reqs} == {304}, statuses(fake)
+
+
+# --------------------------------------------------------------------------- item 13
+
+def _etag_of(fake, path, **params):
+    import urllib.parse
+    import urllib.request
+
+    from tests.support import TOKEN
+
+    url = f"{fake.url}/{path}?{urllib.parse.urlencode(params)}"
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}",
+                                               "Accept": "application/vnd.github+json"})
+    with urllib.request.urlopen(req) as resp:  # noqa: S310 (the fake, on 127.0.0.1)
+        return resp.headers["ETag"]
+
+
+@pytest.mark.parametrize("wait", [False, True])
+def test_item13_a_tampered_hint_never_hides_comments(fake, tmp_path, wait):
+    """A hint naming the real cursor but probing page 1 with that page's real ETag: it is
+    ignored (its window does not hold the place after the cursor); the new comments come."""
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, ISSUE)
+    fake.add_comments(OWNER, NAME, ISSUE, 50)
+    agent = Agent(fake, tmp_path, "--issue", ISSUE)
+    for _ in range(2):
+        agent.look_and_confirm()
+    hints = json.loads(agent.file("hints").read_text())
+    hint = hints["hints"]["conversation"][0]
+    assert hint["comment_id"] == fake.comment_ids(OWNER, NAME, ISSUE)[-1] and hint["etag"]
+    etag = _etag_of(fake, f"repos/{OWNER}/{NAME}/issues/{ISSUE}/comments", per_page=10, page=1)
+    hint.update(page=1, per_page=10, etag=etag)
+    agent.file("hints").write_text(json.dumps(hints))
+    new = fake.add_comments(OWNER, NAME, ISSUE, 4)
+    args = ["--wait", "30"] if wait else []
+    r = agent.check(*args)
+    assert r.code == 0, r
+    assert [c["id"] for c in r.json["new_comments"]] == [c["id"] if isinstance(c, dict) else c
+                                                        for c in new]
