@@ -203,3 +203,42 @@ def test_item13_a_tampered_hint_never_hides_comments(fake, tmp_path, wait):
     assert r.code == 0, r
     assert [c["id"] for c in r.json["new_comments"]] == [c["id"] if isinstance(c, dict) else c
                                                         for c in new]
+
+
+# --------------------------------------------------------------------------- item 4a
+
+def test_item4a_a_first_look_over_100_rounds_in_one_command_settles(fake, tmp_path):
+    """100 followed rounds (50 issues, 50 pull requests) first looked at in one command, where
+    --max-total cuts, then confirmed: every stream got its cursor (each stream's newest item
+    comes past N on a first look), so the next idle wait is all 304 within the formula, as
+    when the same rounds are first looked at in four commands of 25."""
+    from tests.support import run_script, script_env
+
+    fake.add_repo(OWNER, NAME)
+    keys = []
+    for n in range(1, 101):
+        if n % 2:
+            fake.add_issue(OWNER, NAME, n)
+            fake.add_comments(OWNER, NAME, n, 2)
+            keys.append(f"{OWNER}/{NAME}/issues/{n}")
+        else:
+            fake.add_pull(OWNER, NAME, n)
+            fake.add_comments(OWNER, NAME, n, 1)
+            fake.add_review(OWNER, NAME, n, "alice", "COMMENTED", body="r")
+            keys.append(f"{OWNER}/{NAME}/pull/{n}")
+    fake.review_order = "id"
+    first = inbox_round(fake, tmp_path, keys)
+    # the first look: each stream's newest item (50 + 2·50 = 150 items past --max-total 100)
+    pulls = [c for c in first["conversations"] if "/pull/" in c["key"]]
+    assert len(first["conversations"]) == 100 and len(pulls) == 50
+    assert all(c["new_comment_count"] == 1 and c["new_review_count"] == 1 for c in pulls)
+    fake.clear_log()
+    r = run_script("check_issue_updates.py", "--root", tmp_path, "--followed", "--wait", "75",
+                   env=script_env(fake, GH_MONITOR_TEST_TIME_SCALE="0.02"))
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["has_updates"] is False and doc["conversations"] == [], r
+    assert doc["polls"] >= 2
+    assert {q.status for q in fake.requests} == {304}
+    # I·1 + P·2 per poll
+    assert len(fake.requests) <= doc["polls"] * (50 + 2 * 50)
