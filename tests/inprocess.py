@@ -25,6 +25,7 @@ import get_latest_comments  # noqa: E402
 import get_pr_comments  # noqa: E402
 import github_issue_comments as gic  # noqa: E402
 from ghcomments.base import interrupt, plain  # noqa: E402, F401  (for the tests)
+from ghcomments.store import state  # noqa: E402, F401  (its pause points, for the tests)
 
 interrupt.uninstall()  # importing the helper notes signals from then on: not in pytest itself
 
