@@ -207,6 +207,10 @@ def test_item13_a_tampered_hint_never_hides_comments(fake, tmp_path, wait):
 
 # --------------------------------------------------------------------------- item 4a
 
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 31 item 4a: the fix (each stream's newest item past --max-total on a first look, "
+    "commit 9c53013) contradicts tests/test_attack_22.py's first-look assertions (issue 22: "
+    "a stream that got no unit stays unread, more_in): the lead decides which rule holds"))
 def test_item4a_a_first_look_over_100_rounds_in_one_command_settles(fake, tmp_path):
     """100 followed rounds (50 issues, 50 pull requests) first looked at in one command, where
     --max-total cuts, then confirmed: every stream got its cursor (each stream's newest item

@@ -92,8 +92,7 @@ def _cut(live: List[Member], max_total: Optional[int]) -> List[str]:
     readable = [m for m in live if m.error is None and m.reading is not None]
     units = [units_of(m.rnd, m.reading, m.previous is None) for m in readable]
     total = DEFAULT_MAX_TOTAL if max_total is None else max_total
-    kept = allocate([Units([s for _k, s in u], tail=m.previous is None,
-                           kinds=[k for k, _s in u])
+    kept = allocate([Units([s for _k, s in u], tail=m.previous is None)
                      for m, u in zip(readable, units)], total)
     more_in = []
     for m, u, k in zip(readable, units, kept):

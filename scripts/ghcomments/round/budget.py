@@ -6,9 +6,7 @@ each with its size (the items it shows: 0 for one the author filters leave out, 
 along with the units around it). Rounds are filled round-robin, one unit per round per pass,
 while the document holds at most N items. Two units come past N: the document's first (as
 section 14's `--max-pages` rule: a review too large for the bound still comes whole, alone),
-and the first of each stream of a round without a checkpoint (it returns at least the newest
-item of each of its streams, so every stream gets its cursor at the first look and the round
-settles as it does alone: CONTRACT section 22, issue 31 item 4a).
+and the first of a round without a checkpoint (it returns at least its newest item).
 
 `allocate` only counts: which units each round keeps. The rounds cut their readings to that
 (engine.py, `Round.cut`), so a cursor never passes an item that was not returned.
@@ -31,14 +29,12 @@ class Units:
 
     sizes: Sequence[int]
     tail: bool = False
-    kinds: Sequence[str] = ()  # the stream of each unit (a round without a checkpoint)
 
 
 def allocate(rounds: Sequence[Units], total: int) -> List[int]:
     """How many leading units of each round the document keeps."""
     kept = [0] * len(rounds)
     shown = [0] * len(rounds)  # items kept per round
-    streams_shown: List[set] = [set() for _ in rounds]  # the streams that showed an item
     open_ = [True] * len(rounds)
     used = 0
     while any(open_):
@@ -52,14 +48,10 @@ def allocate(rounds: Sequence[Units], total: int) -> List[int]:
                 open_[i] = False
                 continue
             size = sizes[kept[i]]
-            kind = units.kinds[kept[i]] if kept[i] < len(units.kinds) else None
-            first_of_stream = shown[i] == 0 or (kind is not None
-                                                and kind not in streams_shown[i])
-            if used + size <= total or used == 0 or (units.tail and first_of_stream):
+            if used + size <= total or used == 0 or (units.tail and shown[i] == 0):
                 kept[i] += 1
                 shown[i] += size
                 used += size
-                streams_shown[i].add(kind)
             else:
                 open_[i] = False  # the bound is reached for this round
     return kept
