@@ -246,3 +246,27 @@ def test_item4a_a_first_look_over_100_rounds_in_one_command_settles(fake, tmp_pa
     assert {q.status for q in fake.requests} == {304}
     # I·1 + P·2 per poll
     assert len(fake.requests) <= doc["polls"] * (50 + 2 * 50)
+
+
+def test_item1_with_include_edits_an_old_edit_after_a_deletion_settles(gh, tmp_path):
+    """--include-edits: the checkpoint comment deleted, then an old comment edited: the edit is
+    returned once, and the idle inbox then settles (all 304), as the round alone does."""
+    flags = ["--include-edits"]
+    ids = gh.comment_ids(OWNER, NAME, ISSUE)
+    for _ in range(3):
+        inbox_round(gh, tmp_path, [KEY_I], *flags)
+    gh.delete_comment(ids[-1])
+    inbox_round(gh, tmp_path, [KEY_I], *flags)
+    gh.advance(60)
+    gh.edit_comment(ids[0], "edited after the deletion")
+    doc = inbox_round(gh, tmp_path, [KEY_I], *flags)
+    (conv,) = doc["conversations"]
+    assert [c["id"] for c in conv["edited_comments"]] == [ids[0]]
+    inbox_round(gh, tmp_path, [KEY_I], *flags)  # may pay: the check after the confirmed one
+    for _ in range(2):
+        doc, reqs = idle_inbox(gh, tmp_path, [KEY_I], *flags)
+        assert doc["has_updates"] is False
+        assert {q.status for q in reqs} == {304}, statuses(gh)
+        c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                   doc["snapshot_id"])
+        assert c.code == 0, c
