@@ -167,7 +167,9 @@ def _unfollowed_since_start(m: Member, stored: Any) -> bool:
 def _write_round(m: Member) -> None:
     """The round's updates file as its own check writes it, unless it is quiet and the file
     already holds a snapshot with the same previous and recommended checkpoint (an agent
-    working through that snapshot alone is not disturbed)."""
+    working through that snapshot alone is not disturbed): then only its `poll_hint` is
+    rewritten with this read's hints, the snapshot id kept, so no confirm reinstalls a hint
+    older than this read's (section 22)."""
     doc = m.doc
     try:
         upd = m.rnd.store.read_updates()
@@ -178,6 +180,8 @@ def _write_round(m: Member) -> None:
             and upd.get("previous_checkpoint") == doc["previous_checkpoint"]
             and upd.get("recommended_checkpoint") == doc["recommended_checkpoint"]):
         doc["snapshot_id"] = upd["snapshot_id"]
+        if upd.get("poll_hint") != private["poll_hint"]:
+            m.rnd.store.write_updates(dict(upd, poll_hint=private["poll_hint"]))
         m.rnd.hints.save(settled)
         return
     m.rnd.save_check(private, settled)

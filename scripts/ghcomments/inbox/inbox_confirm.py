@@ -19,10 +19,10 @@ from typing import Any, Dict, List, Tuple
 
 from ..base.errors import StateError, UsageError
 from ..base.interrupt import Interrupted
-from ..round.confirm import checkpoint_doc, forward_only, validate
+from ..round.confirm import already_applied, checkpoint_doc, forward_only, validate
 from ..round.layouts import Monitor, PullRequestRound
 from ..round.reading import DEFAULT_MAX_PAGES, Options
-from ..store import edits, refs
+from ..store import refs
 from ..store.following import store_for
 from ..store.inbox_file import InboxFile, cursor_sha256
 from ..store.state import StateLocation, locate, state_folder
@@ -47,30 +47,13 @@ def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, where: StateL
     return out
 
 
-def _already(rnd: Any, stored: Any, target: Any) -> bool:
-    """Every stream's stored cursor at or past the recorded one, and its edit watermark the
-    recorded one or a later W (section 19: same watermark, or moved on alone past it)."""
-    if target is None:
-        return True
-    if stored is None:
-        return False
-    for kind, stream in rnd.streams.items():
-        s, t = stored.get(kind), target.get(kind)
-        if stream.key(s) < stream.key(t):
-            return False
-        se, te = (s or {}).get("edits"), (t or {}).get("edits")
-        if te is not None and not edits.same(se, te) and not edits.behind(te, se):
-            return False
-    return True
-
-
 def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
     """One round (its lock held); True when its checkpoint was written."""
     store = rnd.store
     stored = rnd.cursors_of(store.read_checkpoint())
     target = rnd.from_public(entry["recommended_checkpoint"])
     written = False
-    if not _already(rnd, stored, target):
+    if not already_applied(rnd, stored, target, moved_on=True):
         found = cursor_sha256(rnd.public(stored)) if stored is not None else None
         if found != entry["previous_sha256"]:
             raise StateError(f"{entry['key']}: the checkpoint is now {rnd.describe(stored)}, "

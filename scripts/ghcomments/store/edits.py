@@ -181,6 +181,20 @@ def same(a: Optional[Mapping[str, Any]], b: Optional[Mapping[str, Any]]) -> bool
         map(tuple, a.get("seen") or [])) == sorted(map(tuple, b.get("seen") or []))
 
 
+def at_or_past(stored: Optional[Mapping[str, Any]], target: Optional[Mapping[str, Any]]
+               ) -> bool:
+    """Watermark `stored` holds every edit `target` holds ("already applied", CONTRACT
+    section 21): by time, and at the same time with `seen` a superset."""
+    if target is None:
+        return True
+    if stored is None:
+        return False
+    s, t = _t(stored["through"]), _t(target["through"])
+    if s != t:
+        return s > t
+    return set(map(tuple, target.get("seen") or [])) <= set(map(tuple, stored.get("seen") or []))
+
+
 def behind(target: Optional[Mapping[str, Any]], stored: Optional[Mapping[str, Any]]) -> bool:
     """Writing `target` over `stored` would move the watermark backwards (or drop it)."""
     if stored is None:

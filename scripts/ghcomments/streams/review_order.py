@@ -107,3 +107,25 @@ def review_cursor(handled: List[Dict[str, Any]], previous: Optional[Dict[str, An
     if undated:
         cursor["undated_review_ids"] = sorted(undated)
     return cursor
+
+
+def handled_under(target: Optional[Dict[str, Any]], stored: Optional[Dict[str, Any]]) -> bool:
+    """Every review handled under cursor `target` is handled under cursor `stored` ("already
+    applied" for the review part, CONTRACT sections 21 and 22): (T, I) at or past, the
+    undated ids by inclusion, and the recent ids by inclusion, except when the whole of the
+    target's window lies before the stored cursor's (T_target < T_stored - GRACE: those reviews
+    are all submitted before the stored window, handled by time)."""
+    if not target:
+        return True
+    if not stored or cursor_key(stored) < cursor_key(target):
+        return False
+    if not set(target.get("undated_review_ids") or ()) <= set(
+            stored.get("undated_review_ids") or ()):
+        return False
+    missing = set(target.get("recent_review_ids") or ()) - set(
+        stored.get("recent_review_ids") or ())
+    if not missing:
+        return True
+    t_at, s_at = _when(target.get("last_submitted_at")), _when(stored.get("last_submitted_at"))
+    return (t_at is not None and s_at is not None
+            and t_at < s_at - _dt.timedelta(seconds=GRACE_SECONDS))

@@ -389,10 +389,16 @@ class ConversationStream(Stream):
         cl = self.comment_list()
         probe = etag = offset = None
         if records.conversation_hint(hint) and hint.get("comment_id") == cursor:
-            if hint.get("etag") and hint.get("page") and hint.get("per_page"):
-                probe, etag = Window(int(hint["page"]), int(hint["per_page"])), hint["etag"]
             if isinstance(hint.get("offset"), int):
                 offset = hint["offset"]
+            if hint.get("etag") and hint.get("page") and hint.get("per_page"):
+                window = Window(int(hint["page"]), int(hint["per_page"]))
+                # A cache, never a blindfold (section 22): the probe is used only when it holds
+                # the place right after the cursor (where the next comment lands), else a 304
+                # of a window that skips it would hide what arrived there.
+                after = offset + 1 if offset is not None else 0
+                if window.start <= after < window.end:
+                    probe, etag = window, hint["etag"]
         try:
             result = Scanner(cl, self.keep).after(cursor, limit, probe=probe, etag=etag,
                                                   offset=offset, sharpen=sharpen)
