@@ -291,3 +291,45 @@ def test_item1_with_include_edits_an_old_edit_after_a_deletion_settles(gh, tmp_p
         c = latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
                    doc["snapshot_id"])
         assert c.code == 0, c
+
+
+# --------------------------------------------------------------------------- item 10
+
+def test_item10_a_folder_at_the_inbox_file_stops_the_check_before_any_rename(gh, tmp_path):
+    """Section 22: an inbox check validates every file it will write before its first rename.
+    A folder standing at the inbox file's path made the check rename both rounds' updates
+    files, then fail writing the inbox file: half applied. Now exit 7 before any rename."""
+    from tests.support import state_dir
+
+    inbox_round(gh, tmp_path, [KEY_I, KEY_P])
+    folder = state_dir(tmp_path)
+    updates = sorted(p for p in folder.glob("*-updates.json") if p.name != "inbox-updates.json")
+    assert len(updates) == 2
+    before = {p.name: p.read_bytes() for p in updates}
+    (folder / "inbox-updates.json").unlink()
+    (folder / "inbox-updates.json").mkdir()
+    gh.add_comments(OWNER, NAME, ISSUE, 2)
+    r = inbox(gh, tmp_path, *follow_args([KEY_I, KEY_P]))
+    assert r.code == 7 and "inbox-updates.json" in r.json["error"]["message"], r
+    assert {p.name: p.read_bytes() for p in updates} == before  # nothing renamed
+
+
+def test_item10_a_folder_at_one_rounds_updates_file_is_that_rounds_error(gh, tmp_path):
+    """The same check for a round's own updates file: that round is in `errors` (its files
+    untouched), the other is read and written, exit 0 (section 18)."""
+    from tests.support import state_dir
+
+    inbox_round(gh, tmp_path, [KEY_I, KEY_P])
+    folder = state_dir(tmp_path)
+    (pr_updates,) = folder.glob("*-pr-updates.json")
+    pr_updates.unlink()
+    pr_updates.mkdir()
+    gh.add_comments(OWNER, NAME, ISSUE, 2)
+    r = inbox(gh, tmp_path, *follow_args([KEY_I, KEY_P]))
+    assert r.code == 0, r
+    assert [e["key"] for e in r.json["errors"]] == [KEY_P], r.json["errors"]
+    assert "updates file" in r.json["errors"][0]["error"]["message"]
+    (conv,) = r.json["conversations"]
+    assert conv["key"] == KEY_I and len(conv["new_comments"]) == 2
+    snaps = json.loads((folder / "inbox-updates.json").read_text())["snapshots"]
+    assert snaps[0]["snapshot_id"] == r.json["snapshot_id"]

@@ -24,6 +24,7 @@ from ..round.budget import DEFAULT_MAX_TOTAL, Units, allocate, kept_by_kind, uni
 from ..round.layouts import SYSTEM_NOTE, THREADS_NOTE
 from ..store import edits, refs
 from ..store.inbox_file import InboxFile, round_entry
+from ..store.state import check_writable
 from ..text.normalize import now_iso
 from .members import (
     InboxOptions,
@@ -133,9 +134,11 @@ def _commit(sel: Selection, live: List[Member], snapshot_id: str) -> Tuple[List[
         inbox = InboxFile(sel.root, sel.folder)
         stack.enter_context(inbox.locked())
         inbox.read()  # a corrupt inbox file is exit 7 before anything is renamed
+        check_writable(inbox.path, "inbox file")  # nor can its write fail after one
         for m in locked:
             try:
                 stored = m.rnd.store.read_checkpoint()
+                check_writable(m.rnd.store.paths.updates, "updates file")
             except StateError as exc:
                 m.error, m.doc = exc, None
                 continue

@@ -376,6 +376,22 @@ def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) ->
         os.close(fd)  # closing releases the flock
 
 
+def check_writable(path: str, label: str) -> None:
+    """Exit 7 now, naming it, when what stands at `path` (or at its temporary name) is not a
+    regular file of this user: a command that renames several files checks each before the
+    first rename, so none stops half applied (CONTRACT section 22)."""
+    folder, base = os.path.split(path)
+    for where in (path, os.path.join(folder, f".{base}.tmp-{os.getpid()}")):
+        try:
+            st = os.lstat(where)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise StateError(f"refusing to write the {label} {where}: what stands there is not "
+                             "this user's regular file (a folder, link, FIFO or another "
+                             "user's); move it away")
+
+
 def write_json(path: str, doc: Dict[str, Any], commit: bool = False) -> None:
     """Atomically replace `path` with `doc` (the caller holds the lock)."""
     _atomic_write_bytes(path, encode_json(doc, files=True), commit)
