@@ -151,7 +151,7 @@ def check_issue_updates(args: argparse.Namespace) -> Result:
     if opts.wait is None and opts.poll_interval is not None:
         raise UsageError("--poll-interval goes with --wait")
     if opts.follow or opts.followed:  # many rounds: the inbox (CONTRACT section 18)
-        from ghcomments.inbox import inbox
+        from ghcomments.inbox import check as inbox
         from ghcomments.text.render import inbox_summary
 
         given = [flag for name, flag in ONE_ROUND_FLAGS if getattr(opts.target, name) is not None]
