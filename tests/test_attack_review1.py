@@ -61,3 +61,44 @@ def test_shell_retry_after_with_a_leading_zero_prints_invalid_error_json(pull, s
     assert r.code == 5, r
     error = json.loads(r.stdout)["error"]
     assert error["retry_after_seconds"] == 30, error
+
+
+# --------------------------------------------------------------------------- shell: bodies
+
+def _gz_answer(match, status, payload, extra=None):
+    data = gzip.compress(payload, 9)
+
+    def answer(h) -> bool:
+        if match not in h.path:
+            return False
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Encoding", "gzip")
+        for name, value in (extra or {}).items():
+            h.send_header(name, value)
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+        return True
+
+    return answer, data
+
+
+def _empty_objects(mib: int) -> bytes:
+    return b"[" + b",".join([b"{}"] * (mib * MIB // 3)) + b"]"
+
+
+def test_shell_values_bomb_in_an_error_answer_is_parsed_whole(pull, sh_env, hostile):
+    """The per-page value count runs only on answers gh exited 0 for: a 500 whose body is 16
+    MiB of `[{},{},…]` in an error object (a few KiB of gzip) goes straight to classify_failure's `jq -rs`, which
+    builds it whole to look for `.message` (section 22: the shell fallback refuses a page of
+    more than 200,000 values before jq parses it; peak under 256 MiB)."""
+    need_tools("gh", "jq")
+    answer, data = _gz_answer("/pulls/7/comments", 500,
+                              b'{"message": "boom", "documentation_url": '
+                              + _empty_objects(16) + b"}")
+    assert len(data) < 64 * 1024
+    proxy = hostile(answer, upstream=pull.url)
+    proc, peak = _sh_peak(_through(sh_env, proxy))
+    assert proc.returncode == 6, (proc.stdout[:300], proc.stderr[-300:])
+    assert peak < 256 * 1024, f"{peak} KiB resident for a 16 MiB error answer"
