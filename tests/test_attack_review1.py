@@ -102,3 +102,21 @@ def test_shell_values_bomb_in_an_error_answer_is_parsed_whole(pull, sh_env, host
     proc, peak = _sh_peak(_through(sh_env, proxy))
     assert proc.returncode == 6, (proc.stdout[:300], proc.stderr[-300:])
     assert peak < 256 * 1024, f"{peak} KiB resident for a 16 MiB error answer"
+
+
+def test_shell_newline_padded_page_takes_minutes(pull, sh_env, hostile):
+    """split_response reads gh's output line by line in bash, appending each line to two
+    files: a valid page of `[` + 4 Mi newlines + `]` (4 KiB of gzip, far under the 64 MiB
+    cap and with no values at all) keeps the fallback busy for minutes; 64 MiB of newlines
+    (64 KiB of gzip) for far longer. GH_CALL_TIMEOUT bounds gh, nothing bounds this loop."""
+    need_tools("gh", "jq")
+    answer, data = _gz_answer("/pulls/7/comments", 200, b"[" + b"\n" * (4 * MIB) + b"]")
+    assert len(data) < 8 * 1024
+    proxy = hostile(answer, upstream=pull.url)
+    start = time.monotonic()
+    try:
+        r = _sh(_through(sh_env, proxy), timeout=60)
+    except subprocess.TimeoutExpired:
+        r = None
+    took = time.monotonic() - start
+    assert r is not None and took < 60, f"still running after {took:.0f} s"
