@@ -120,3 +120,20 @@ def test_shell_newline_padded_page_takes_minutes(pull, sh_env, hostile):
         r = None
     took = time.monotonic() - start
     assert r is not None and took < 60, f"still running after {took:.0f} s"
+
+
+def test_shell_hidden_characters_in_one_body_take_minutes(pull, sh_env):
+    """One issue comment whose body is 250,000 zero-width spaces (750 KB, one JSON value, far
+    under the 1 Mi-character text bound of the Python paths): hidden_count's
+    `[match(hidden_re; "g") | .length]` in jq 1.6 is quadratic (50,000 took 12 s of jq alone,
+    600,000 ran past pytest's 300 s timeout): one stranger's comment hangs the fallback."""
+    need_tools("gh", "jq")
+    pull.add_comment(_shared.OWNER, _shared.NAME, PR, "\u200b" * 250_000, user="mallory")
+    start = time.monotonic()
+    try:
+        r = _sh(sh_env, timeout=60)
+    except subprocess.TimeoutExpired:
+        r = None
+    took = time.monotonic() - start
+    assert r is not None and took < 60, f"still running after {took:.0f} s"
+    assert r.code == 0, r
