@@ -137,3 +137,22 @@ def test_shell_hidden_characters_in_one_body_take_minutes(pull, sh_env):
     took = time.monotonic() - start
     assert r is not None and took < 60, f"still running after {took:.0f} s"
     assert r.code == 0, r
+
+
+def _nested_groups(mib: int, depth: int = 250) -> bytes:
+    group = b"[" * depth + b"]" * depth
+    return b"[" + b",".join([group] * (mib * MIB // len(group))) + b"]"
+
+
+def test_shell_value_count_misses_nested_containers(pull, sh_env, hostile):
+    """count_values counts only the leaves jq --stream emits (`select(length == 2)`): 16 MiB of
+    `[[[…]]],[[[…]]],…` groups 250 deep (under jq 1.6's depth limit) holds 8.4 million arrays
+    but 33,000 leaves, so it passes the 200,000 bound and `jq -s` then builds it whole (2.3 GiB
+    measured for jq alone on 16 MiB; 8 MiB here). The Python paths count every opening bracket; the shell does not."""
+    need_tools("gh", "jq")
+    answer, data = _gz_answer("/pulls/7/comments", 200, _nested_groups(8))
+    assert len(data) < 256 * 1024
+    proxy = hostile(answer, upstream=pull.url)
+    proc, peak = _sh_peak(_through(sh_env, proxy))
+    assert proc.returncode == 6, (proc.stdout[:300], proc.stderr[-300:])
+    assert peak < 256 * 1024, f"{peak} KiB resident for 8 MiB of nested arrays"
