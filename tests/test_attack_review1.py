@@ -156,3 +156,37 @@ def test_shell_value_count_misses_nested_containers(pull, sh_env, hostile):
     proc, peak = _sh_peak(_through(sh_env, proxy))
     assert proc.returncode == 6, (proc.stdout[:300], proc.stderr[-300:])
     assert peak < 256 * 1024, f"{peak} KiB resident for 8 MiB of nested arrays"
+
+
+# --------------------------------------------------------------------------- Python: --follow
+
+def test_followed_comment_of_another_issue_without_issue_url_is_followed(hostile, fake,
+                                                                         tmp_path):
+    """`--follow …/issues/5#issuecomment-ID` where ID is a comment of issue 9: one_comment
+    compares `issue_url`'s number only when it can read one (normalize.number_at_end returns
+    None for a missing or odd issue_url), so an answer without it is taken as issue 5's and the
+    round follows from another issue's comment (section 22: a comment of another issue is exit
+    2 naming the REF, nothing followed; an answer that cannot show its issue is malformed)."""
+    from tests.support import NAME, OWNER, inbox, latest
+    from tests.test_attack_31_data import env_for, proxy
+
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, 5)
+    fake.add_issue(OWNER, NAME, 9)
+    fake.add_comments(OWNER, NAME, 5, 3)
+    other = fake.add_comment(OWNER, NAME, 9, "elsewhere")["id"]
+
+    def rewrite(method, path, headers, data):
+        if path.endswith(f"/issues/comments/{other}"):
+            d = json.loads(data)
+            d.pop("issue_url", None)
+            return headers, json.dumps(d).encode()
+        return None
+
+    server = proxy(hostile, fake, rewrite)
+    env = env_for(fake, server)
+    url = f"{server.url}/{OWNER}/{NAME}/issues/5#issuecomment-{other}"
+    r = inbox(fake, tmp_path, "--follow", url, env=env)
+    assert r.code in (2, 6), r
+    r = latest(fake, tmp_path, "--followed", env=env)
+    assert r.json.get("rounds", r.json.get("conversations", [])) == [], r
