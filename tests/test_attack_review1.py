@@ -190,3 +190,19 @@ def test_followed_comment_of_another_issue_without_issue_url_is_followed(hostile
     assert r.code in (2, 6), r
     r = latest(fake, tmp_path, "--followed", env=env)
     assert r.json.get("rounds", r.json.get("conversations", [])) == [], r
+
+
+def test_shell_huge_error_message_is_held_many_times(pull, sh_env, hostile):
+    """A 403 whose `message` is one 40 MiB string (40 KiB of gzip): 576 MiB peak measured; classify_failure takes it
+    whole into bash, die/scrub/json_string/err copy it again and again and hand it to jq's
+    `esc`, and the error JSON on stdout carries all 40 MiB. Nothing bounds an error message in
+    the shell (the Python paths show an error body's start)."""
+    need_tools("gh", "jq")
+    answer, data = _gz_answer("/pulls/7", 403,
+                              b'{"message": "' + b"A" * (40 * MIB) + b'"}')
+    assert len(data) < 64 * 1024
+    proxy = hostile(answer, upstream=pull.url)
+    proc, peak = _sh_peak(_through(sh_env, proxy))
+    assert proc.returncode == 3, (proc.stdout[:300], proc.stderr[-300:])
+    assert peak < 256 * 1024, f"{peak} KiB resident for a 40 MiB error message"
+    assert len(proc.stdout) < 64 * 1024, f"{len(proc.stdout)} bytes of error JSON"
