@@ -7,7 +7,9 @@ set -euo pipefail
 # No core file from this script or its children: gh holds the token, and Go's runtime dumps
 # core on SIGQUIT under GOTRACEBACK=crash (issue 31). The soft limit only; never an error.
 ulimit -S -c 0 2>/dev/null || true
-export GOTRACEBACK=none
+# GOMEMLIMIT: gh's garbage is collected early, so what gh holds follows what it has live (a
+# 40 MiB error message a server sent: 399 MiB without it, 277 with; docs/reference.md).
+export GOTRACEBACK=none GOMEMLIMIT=64MiB
 
 readonly PROG="get-pr-comments.sh"
 readonly RESOLUTION_NOTE="review thread resolution state is unavailable through the REST fallback: reviewThreads is empty and resolved comments are included"
@@ -352,39 +354,45 @@ FAIL_RETRY=''
 # headers of the last response to $3, the last body alone to $4; prints the last HTTP status.
 split_response() {
   local raw="$1" bodies="$2" headers="$3" last="$4"
-  local line state=start status=''
+  local -a starts=()
+  local i n line from blank=0 upto status=''
   : >"${bodies}"
   : >"${headers}"
   : >"${last}"
-  while IFS= read -r line || [ -n "${line}" ]; do
-    if [ "${state}" != headers ]; then
-      case "${line}" in
-        HTTP/[0-9]*\ [0-9][0-9][0-9]*)
-          status="${line#* }"
-          status="${status%% *}"
-          status="${status%$'\r'}"
-          state=headers
-          : >"${headers}"
-          : >"${last}"
-          continue
-          ;;
-      esac
+  # grep, tail and sed find the parts: a bash read loop took minutes over a page of 4 Mi
+  # newlines, and awk (mawk) 16 s over one line of 60 MiB; these stream at disk speed.
+  mapfile -t starts < <(LC_ALL=C grep -a -n -o -E '^HTTP/[0-9][^ ]* [0-9]{3}' "${raw}")
+  n=${#starts[@]}
+  for ((i = 0; i < n; i++)); do
+    line="${starts[i]%%:*}"
+    if [ "${line}" -le "${blank}" ]; then
+      continue  # inside the header block of the response before: a header line
     fi
-    case "${state}" in
-      headers)
-        line="${line%$'\r'}"
-        if [ -z "${line}" ]; then
-          state=body
-        else
-          printf '%s\n' "${line}" >>"${headers}"
-        fi
-        ;;
-      body)
-        printf '%s\n' "${line}" >>"${bodies}"
-        printf '%s\n' "${line}" >>"${last}"
-        ;;
-    esac
-  done <"${raw}"
+    status="${starts[i]##* }"
+    from=$((line + 1))
+    blank="$(tail -n +"${from}" "${raw}" | LC_ALL=C grep -a -n -m 1 -E $'^\r?$' | cut -d: -f1)"
+    if [ -z "${blank}" ]; then  # no end of the headers: all of it headers, no body
+      LC_ALL=C tail -n +"${from}" "${raw}" | tr -d '\r' >"${headers}"
+      : >"${last}"
+      blank=$((1 << 62))
+      break
+    fi
+    blank=$((line + blank))
+    LC_ALL=C sed -n "${from},$((blank - 1))p" "${raw}" | tr -d '\r' >"${headers}"
+    upto=''
+    if [ $((i + 1)) -lt "${n}" ]; then
+      upto=$((${starts[i + 1]%%:*} - 1))
+    fi
+    if [ -n "${upto}" ]; then
+      LC_ALL=C sed -n "$((blank + 1)),${upto}p" "${raw}" >"${last}"
+    else
+      tail -n +"$((blank + 1))" "${raw}" >"${last}"
+    fi
+    if [ -s "${last}" ]; then
+      printf '\n' >>"${last}"  # one body a line at least: the next page's starts on its own
+    fi
+    cat "${last}" >>"${bodies}"
+  done
   printf '%s' "${status}"
 }
 
@@ -425,11 +433,8 @@ header_value() {
 
 # The last line of file $1, or nothing.
 last_line() {
-  local line last=''
-  while IFS= read -r line || [ -n "${line}" ]; do
-    [ -n "${line}" ] && last="${line}"
-  done <"$1"
-  printf '%s' "${last}"
+  # the last line that is not empty, its first 1,000 bytes (a server's message may be MiBs)
+  LC_ALL=C grep -a -v '^$' "$1" | tail -n 1 | head -c 1000
 }
 
 # Turn a failed response into FAIL_* (exit code, code, message, status, retry-after).
@@ -437,9 +442,13 @@ last_line() {
 # gh's exit status.
 classify_failure() {
   local path="$1" status="$2" headers="$3" body="$4" errfile="$5" gh_rc="$6"
-  local message gh_text remaining retry_after reset now
-  message="$(jq -rs '[.[] | objects | .message | strings][0] // empty' "${body}" \
-    2>/dev/null || true)"
+  local message='' gh_text remaining retry_after reset now
+  # GitHub's error bodies are a few hundred bytes: a larger one is not parsed (jq would hold
+  # what it builds; a 40 MiB message was held many times over), and the message is cut.
+  if [ "$(wc -c <"${body}")" -le "${MAX_ERROR_BYTES}" ]; then
+    message="$(jq -rs '[.[] | objects | .message | strings][0] // empty | .[0:300]' \
+      "${body}" 2>/dev/null || true)"
+  fi
   gh_text="$(last_line "${errfile}")"
   if [ -z "${status}" ] && [[ "${gh_text}" =~ \(HTTP\ ([0-9]{3})\)$ ]]; then
     status="${BASH_REMATCH[1]}"  # no response headers seen: gh's error text names the status
@@ -476,9 +485,12 @@ classify_failure() {
         || [[ "${message}" == *"rate limit"* ]]; then
         FAIL_EXIT=5
         FAIL_CODE=rate_limited
+        # digits are decimal whatever they start with (bash reads a leading 0 as octal, and
+        # JSON has no 030): 10# then printed back plain
         if [[ "${retry_after}" =~ ^[0-9]{1,9}$ ]]; then
-          FAIL_RETRY="${retry_after}"
+          FAIL_RETRY=$((10#${retry_after}))
         elif [[ "${reset}" =~ ^[0-9]{1,12}$ ]] && [ "${remaining}" = 0 ]; then
+          reset=$((10#${reset}))
           # GitHub's clock (the Date header), as the Python path: else this machine's.
           now="$(jq -rn --arg d "$(header_value "${headers}" date)" \
             '($d | strptime("%a, %d %b %Y %H:%M:%S GMT") | mktime) // (now | floor)' \
@@ -530,10 +542,12 @@ readonly MAX_ANSWER_MIB=64
 readonly MAX_RAW_BYTES=$(((MAX_ANSWER_MIB + 1) * 1024 * 1024))
 # What jq holds in memory follows the values it parses, not the bytes (60 MiB of `[{},{},…]`
 # made jq take 8 GiB): each page's leaf values are counted first by jq's streaming parser,
-# in constant memory, stopping at the bound (a real page of 100 items holds a few thousand);
+# and containers, in constant memory, stopping at the bound (a real page of 100 items holds a
+# few thousand);
 # a run's pages together are bounded too, in values and in bytes, so the merged document jq
 # builds stays under about 200 MiB (CONTRACT section 22; docs/reference.md).
 readonly MAX_PAGE_VALUES=200000
+readonly MAX_ERROR_BYTES=65536
 readonly MAX_RUN_VALUES=400000
 readonly MAX_RUN_BYTES=$((MAX_ANSWER_MIB * 1024 * 1024))
 RUN_VALUES=0
@@ -645,22 +659,18 @@ run_gh_api() {
 # went). The trace lines are taken out of $1, gh's own messages stay.
 check_trace() {
   local errfile="$1" gh_rc="$2" line url origin seen=0
-  : >"${errfile}.kept"
+  # grep takes the trace lines out (gh's stderr may hold one line of 40 MiB: a message a
+  # server sent; bash reads it byte by byte): the few trace lines are read here, cut short.
   while IFS= read -r line || [ -n "${line}" ]; do
-    case "${line}" in
-      '* Request to '*)
-        url="${line#'* Request to '}"
-        url="${url%$'\r'}"
-        seen=$((seen + 1))
-        origin="$(origin_of "${url}")"
-        if [ "${origin}" != "${API_ORIGIN}" ]; then
-          die 6 server "gh followed a redirect to another origin (${url:0:120}) than the API's (${API_ORIGIN}); its answer is refused (a token goes only to the API's origin)"
-        fi
-        ;;
-      '* Request at '* | '* Request took '*) ;;
-      *) printf '%s\n' "${line}" >>"${errfile}.kept" ;;
-    esac
-  done <"${errfile}"
+    url="${line#'* Request to '}"
+    url="${url%$'\r'}"
+    seen=$((seen + 1))
+    origin="$(origin_of "${url}")"
+    if [ "${origin}" != "${API_ORIGIN}" ]; then
+      die 6 server "gh followed a redirect to another origin (${url:0:120}) than the API's (${API_ORIGIN}); its answer is refused (a token goes only to the API's origin)"
+    fi
+  done < <(LC_ALL=C grep -a '^\* Request to ' "${errfile}" | cut -c 1-4096)
+  LC_ALL=C grep -a -v -E '^\* Request (to|at|took) ' "${errfile}" >"${errfile}.kept" || true
   mv -f "${errfile}.kept" "${errfile}"
   if [ "${seen}" -eq 0 ] && [ "${gh_rc}" -eq 0 ]; then
     die 6 server "gh printed no request trace (GH_DEBUG), so the origin of its answer is unknown; refused — use scripts/get_pr_comments.py"
@@ -713,13 +723,14 @@ gh_page() {
   done
 }
 
-# Count the leaf values of page body file $2 (read for $1) into the run's totals; exit 6 when
-# the page or the run holds more than the bounds above. jq --stream parses in constant memory
-# and stops reading at the page bound; malformed JSON is left to the parse that follows.
+# Count the values of page body file $2 (read for $1) into the run's totals; exit 6 when the
+# page or the run holds more than the bounds above. jq --stream parses in constant memory and
+# stops reading at the page bound; its events are one a leaf and one a closed container (so
+# `[[[…]]]` nested deep counts every array); malformed JSON is left to the parse that follows.
 count_values() {
   local path="$1" body="$2" n bytes
   n="$(jq -n --stream --argjson max "$((MAX_PAGE_VALUES + 1))" \
-    'reduce limit($max; inputs | select(length == 2)) as $x (0; . + 1)' "${body}" \
+    'reduce limit($max; inputs) as $x (0; . + 1)' "${body}" \
     2>/dev/null)" || n=0
   case "${n}" in '' | *[!0-9]*) n=0 ;; esac
   bytes="$(wc -c <"${body}")"
@@ -784,24 +795,39 @@ gh_get() {
 # Hidden characters as scripts/ghcomments/text/normalize.py HIDDEN_RE counts them: hidden_class is
 # normalize.hidden_ranges() written out (Default_Ignorable_Code_Point, Cf, Cc but tab and
 # newline, U+2028/2029; code points above U+FFFF as surrogate pairs; a test compares the two),
-# plus a CR not before a newline and runs of two or more of U+FE00–U+FE0F. field_re (FIELD_RE)
-# adds tab, newline and CR: what may not appear raw in a field that is not a body.
+# plus a CR not before a newline and runs of two or more of U+FE00–U+FE0F. esc (FIELD_RE) adds
+# tab, newline, CR, U+2028 and U+2029: what may not appear raw in a field that is not a body.
 # shellcheck disable=SC2016  # $ENV is jq's
 readonly JQ_LIB='
 def hidden_class: "\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb\ud804\udcbd\ud804\udccd\ud80d\udc30-\ud80d\udc3f\ud82f\udca0-\ud82f\udca3\ud834\udd73-\ud834\udd7a\udb40\udc00-\udb43\udfff";
-def hidden_re: "\r(?!\n)|[\ufe00-\ufe0f]{2,}|[" + hidden_class + "]";
-def field_re: "[\ufe00-\ufe0f]{2,}|[\t\n\r\u2028\u2029" + hidden_class + "]";
-def hidden_count: if type == "string" then [match(hidden_re; "g") | .length] | add // 0
-  else 0 end;
+# The hidden flags of a string, one per code point, in one pass (jq 1.6 takes quadratic time
+# over match(…; "g") and gsub: 250,000 zero-width spaces in one body ran for minutes): a CR is
+# hidden unless a newline follows, U+FE00–U+FE0F only in runs of two or more (HIDDEN_RE).
+def hidden_ranges: reduce (hidden_class | explode[]) as $c ({r: [], dash: false};
+  if $c == 45 then .dash = true
+  elif .dash then .r[(.r | length) - 1][1] = $c | .dash = false
+  else .r += [[$c, $c]] end) | .r;
+def vs16: . != null and . >= 65024 and . <= 65039;
+def hidden_flags: explode as $p | hidden_ranges as $r
+  | [range(0; $p | length) as $i | $p[$i] as $c
+     | if $c >= 32 and $c < 127 then false
+       elif $c == 13 then $p[$i + 1] != 10
+       elif $c | vs16 then ($i > 0 and ($p[$i - 1] | vs16)) or ($p[$i + 1] | vs16)
+       else any($r[]; $c >= .[0] and $c <= .[1]) end];
+def hidden_count: if type == "string" then [hidden_flags[] | select(.)] | length else 0 end;
 def hex4: [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16] | reverse
   | map("0123456789ABCDEF"[.:(. + 1)]) | join("")
   | if length < 4 then ("0000"[length:] + .) else . end;
 def escapes: explode | map("<U+" + hex4 + ">") | join("");
-def reveal: if type == "string"
-  then gsub("(?<c>" + hidden_re + ")"; .c | escapes) else . end;
+def reveal: if type == "string" then explode as $p | hidden_flags as $h
+  | [range(0; $p | length) as $i | [$p[$i]] | implode | if $h[$i] then escapes else . end]
+  | join("") else . end;
 # A field that is not a body, for a summary line: never null, never a raw newline or control.
 def esc: (if . == null then "" elif type == "string" then . else tojson end)
-  | gsub("(?<c>" + field_re + ")"; .c | escapes);
+  | explode as $p | hidden_flags as $h
+  | [range(0; $p | length) as $i | $p[$i] as $c | [$c] | implode
+     | if $h[$i] or $c == 9 or $c == 10 or $c == 13 or $c == 8232 or $c == 8233
+       then escapes else . end] | join("");
 # Every token of the environment and of the gh login out of every string, value by value (the
 # output stays JSON), in every printable form: raw, and each character raw, percent-encoded
 # (either case: %2f is %2F) or \u-escaped, in any mix (the rule of the Python scrubber).

@@ -36,8 +36,10 @@ def no_core_dumps() -> None:
 
 def child_env(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """The environment for a child: `env` (else this process's) with GOTRACEBACK=none, and
-    core dumps off for this process and so the child (`no_core_dumps`)."""
+    core dumps off for this process and so the child (`no_core_dumps`); GOMEMLIMIT, so gh
+    (Go) collects its garbage early and holds about what it has live."""
     no_core_dumps()
     out = dict(os.environ if env is None else env)
     out["GOTRACEBACK"] = "none"
+    out.setdefault("GOMEMLIMIT", "64MiB")
     return out

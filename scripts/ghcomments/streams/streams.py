@@ -347,7 +347,10 @@ class ConversationStream(Stream):
                        "issue comment)")
         number = normalize.number_at_end(raw.get("issue_url"), "issues",
                                          f"comment {comment_id} in {repository}")
-        if number is not None and number != self.number:
+        if number is None:  # GitHub always names it: without it, whose comment is unknown
+            raise ServerError(f"comment {comment_id} in {repository}: malformed response: no "
+                              "issue_url naming its issue (section 22)")
+        if number != self.number:
             raise NotFoundError(f"comment {comment_id} belongs to #{number} of "
                                 f"{repository}, not #{self.number}", status=None)
         return raw
