@@ -684,8 +684,11 @@ def _round_queries() -> dict:
     _writer_mutations()  # puts scripts/ on sys.path
     from ghcomments.streams.threads import FROM_THE_END, FROM_THE_START
 
+    from ghcomments.streams.history import HISTORY_QUERY
+
     return {"round_threads_from_the_end": FROM_THE_END,
-            "round_threads_from_the_start": FROM_THE_START}
+            "round_threads_from_the_start": FROM_THE_START,
+            "round_edit_history": HISTORY_QUERY}
 
 
 CLIENT_QUERIES.update(_round_queries())
