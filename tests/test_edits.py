@@ -403,8 +403,8 @@ def test_one_lists_edits_establish_then_report_once_and_idle_at_304(listed):
     # turn 5: the read, then one GraphQL query for the candidate's edit history
     assert [e["id"] for e in second.edited] == [ids[0]] and statuses == [200, 200]
     assert fake.requests[-1].path == "/graphql"
-    # no hash given for it (returned unedited), created before W: the text in force at W
-    assert second.history[ids[0]]["previous_body_source"] == "as_of"
+    # the establishing read recorded its hash: the revision with that hash
+    assert second.history[ids[0]]["previous_body_source"] == "seen"
     assert second.history[ids[0]]["previous_body"] == original
     assert second.history[ids[0]]["edited_by"] == fake.get_comment(ids[0])["user"]["login"]
     assert second.record["through"] == fake.get_comment(ids[0])["updated_at"]
