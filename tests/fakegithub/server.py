@@ -355,6 +355,12 @@ class FakeGitHub:
                 self._view(), self.store.comments[int(comment_id)]
             )
 
+    def get_review_comment(self, comment_id: int) -> dict:
+        with self._lock:
+            return shapes.review_comment(
+                self._view(), self.store.review_comments[int(comment_id)]
+            )
+
     # pull requests ------------------------------------------------------
 
     def add_pull(
