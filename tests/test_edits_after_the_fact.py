@@ -275,3 +275,35 @@ def test_edits_after_the_fact_through_the_inbox(issue, tmp_path):
         latest(issue, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
                r.json["snapshot_id"])
     assert graphql(issue) == [] and other
+
+
+# --------------------------------------------------------------------------- get_pr_comments.py
+
+
+def test_get_pr_comments_gives_updated_at_and_last_edited_at(pr, tmp_path):
+    from tests.support import REPOSITORY, run_script, script_env
+
+    inline = carols_review(pr)
+    conv = pr.add_comment(OWNER, NAME, PR, "a conversation comment", user="bob")["id"]
+    pr.advance(60)
+    pr.edit_review_comment(inline[0], "note 0, edited")
+    pr.advance(60)
+    pr.touch_comment(inline[1])  # updated_at moves, no body edit
+    pr.edit_comment(conv, "a conversation comment, edited")
+    r = run_script("get_pr_comments.py", "--repo", REPOSITORY,
+                   "--pr", PR, "--format", "json", env=script_env(pr))
+    assert r.code == 0, r
+    by_id = {c["id"]: c for t in r.json["reviewThreads"] for c in t["comments"]}
+    by_id.update({c["id"]: c for c in r.json["timelineComments"]})
+    edited, touched, plain = (by_id[i] for i in inline)
+    fake_edited = pr.get_review_comment(inline[0])
+    assert edited["updatedAt"] == fake_edited["updated_at"]
+    assert edited["lastEditedAt"] == fake_edited["updated_at"]  # GraphQL: a body edit
+    assert touched["updatedAt"] == pr.get_review_comment(inline[1])["updated_at"]
+    assert touched["lastEditedAt"] is None and touched["updatedAt"] != touched["createdAt"]
+    assert plain["lastEditedAt"] is None and plain["updatedAt"] == plain["createdAt"]
+    # a conversation comment comes over REST: its updated_at, no lastEditedAt there
+    assert by_id[conv]["updatedAt"] == pr.get_comment(conv)["updated_at"]
+    assert by_id[conv]["lastEditedAt"] is None
+    review = [c for c in r.json["timelineComments"] if c["commentType"] == "review"][0]
+    assert review["updatedAt"] is None and review["lastEditedAt"] is None
