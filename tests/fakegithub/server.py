@@ -78,6 +78,10 @@ class FakeGitHub:
         self._hooks: list[Callable] = []
         self._limiter = RateLimiter()
         self._clock = _now_utc()
+        # `Date` is this machine's clock (as http.server sends it); with date_follows_clock,
+        # the later of it and the data clock: GitHub's Date and its data agree, which a test
+        # that moves the data clock ahead (the model test) needs for read_at (section 19)
+        self.date_follows_clock = False
         self.hook_errors = []
 
     def start(self) -> FakeGitHub:
@@ -1218,6 +1222,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:  # the request log is fake.requests
         pass
+
+    def date_time_string(self, timestamp=None) -> str:
+        if timestamp is None and getattr(self.fake, "date_follows_clock", False):
+            timestamp = max(time.time(), self.fake.clock.timestamp())
+        return super().date_time_string(timestamp)
 
     def do_GET(self):
         self._handle()

@@ -378,7 +378,10 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
                 candidates.append(raw)
         elif raw["id"] in seen:
             passed.append(entry_of(raw))  # a bump with the same text: keep its newer pair
-    d.history = lookup(candidates, seen, handled_at) if (lookup and candidates) else {}
+    no_change_before = handled_at if first else format_time(
+        _t(handled_at) - _dt.timedelta(seconds=OVERLAP_SECONDS))  # a write visible late
+    d.history = lookup(candidates, seen, handled_at, no_change_before) if (
+        lookup and candidates) else {}
     kept = 0
     for raw in candidates:
         why = reason(raw) if reason else None
@@ -402,7 +405,11 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     else:
         through = newest_updated(since_items, previous["through"], bound) if moved else \
             previous["through"]  # type: ignore[index]
-    moved_at = read_at if moved else (previous or {}).get("moved_at")
+    # moved_at: the read whose confirm last moved W (kept while W stays: the record, and the
+    # probe keyed by its digest, stay the same on an idle poll)
+    old_through = (previous or {}).get("through")
+    moved_at = read_at if (moved and through != old_through) else (previous or {}).get(
+        "moved_at")
     merged = merge(merge(prev_seen, passed), new_pairs)
     record = make(through, merged, moved_at)
     d.established = first and moved

@@ -94,10 +94,12 @@ def _complete(node: Mapping[str, Any], revs: Sequence[Mapping[str, Any]]) -> boo
 
 def describe(raw: Mapping[str, Any], node: Optional[Mapping[str, Any]],
              seen_hash: Optional[str], handled_at: Optional[str],
-             graphql_ok: bool) -> Dict[str, Any]:
+             graphql_ok: bool, no_change_before: Optional[str] = None) -> Dict[str, Any]:
     """What section 19 adds to one edited item: edited_by, last_edited_at, previous_body and
     its source; `no_change` true when GitHub says the body was not edited since it was
-    handled (the caller leaves such an item out)."""
+    handled (the caller leaves such an item out): its `lastEditedAt` is null or before
+    `no_change_before` (default `handled_at`; after W moved, the caller passes it minus the
+    hour of overlap, so an edit whose write became visible late is not taken for a bump)."""
     out: Dict[str, Any] = {"edited_by": None, "last_edited_at": None, "previous_body": None,
                            "previous_body_source": "graphql_unavailable", "no_change": False}
     if not graphql_ok:
@@ -110,8 +112,9 @@ def describe(raw: Mapping[str, Any], node: Optional[Mapping[str, Any]],
     last = node.get("lastEditedAt")
     out["last_edited_at"] = last if edits.parse_time(last) is not None else None
     handled = edits.parse_time(handled_at)
-    if seen_hash is None and handled is not None and (
-            out["last_edited_at"] is None or edits.parse_time(last) < handled):
+    floor = edits.parse_time(no_change_before) or handled
+    if seen_hash is None and floor is not None and (
+            out["last_edited_at"] is None or edits.parse_time(last) < floor):
         out["no_change"] = True
         return out
     revs = _revisions(node)
@@ -141,7 +144,7 @@ def describe(raw: Mapping[str, Any], node: Optional[Mapping[str, Any]],
             if when is not None and when <= handled:
                 pick = rev
                 break
-        if pick is None:
+        if pick is None or pick is revs[0]:  # the current text: not the one handled
             return out
     if pick.get("diff") is None:
         out["previous_body_source"] = "revision_deleted"

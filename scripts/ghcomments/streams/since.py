@@ -220,13 +220,15 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
     r = read(client, path, what, url_since, max_pages, probe)
 
     def lookup(candidates: Sequence[Mapping[str, Any]], seen: Mapping[int, Any],
-               handled_at: Optional[str]) -> Dict[int, Dict[str, Any]]:
+               handled_at: Optional[str], no_change_before: Optional[str]
+               ) -> Dict[int, Dict[str, Any]]:
         from . import history  # only a check that found a candidate edit asks GraphQL
 
         nodes = history.fetch(client, candidates, out.warnings)
         return {c["id"]: history.describe(
             c, (nodes or {}).get(c.get("node_id")),  # type: ignore[arg-type]
-            (seen.get(c["id"]) or [None, None, None])[2], handled_at, nodes is not None)
+            (seen.get(c["id"]) or [None, None, None])[2], handled_at, nodes is not None,
+            no_change_before)
             for c in candidates}
 
     out.pages, out.not_modified, out.truncated = r.pages, r.not_modified, not r.whole
@@ -235,8 +237,8 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
     items = [i for i in r.items if (edits.parse_time(i.get("updated_at")) or floor) >= floor]
     d = edits.decide(previous, items, r.whole and not r.not_modified, at_or_before,
                      returned_new, limit, reason, establish_from, what,
-                     edits.date_bound(r.date), tracked_since if first else None, lookup,
-                     read_at)
+                     edits.date_bound(r.date), floor=tracked_since if first else None,
+                     lookup=lookup, read_at=read_at)
     out.edited = list(d.edited)  # type: ignore[arg-type]
     for _raw, why in d.left_out:
         out.left_out[why] = out.left_out.get(why, 0) + 1
