@@ -110,7 +110,9 @@ def describe(raw: Mapping[str, Any], node: Optional[Mapping[str, Any]],
     editor = node.get("editor")
     out["edited_by"] = editor.get("login") if isinstance(editor, dict) else None
     last = node.get("lastEditedAt")
-    out["last_edited_at"] = last if edits.parse_time(last) is not None else None
+    if last is not None and edits.parse_time(last) is None:
+        return out  # not a time: the history is not used (never taken for "no edit")
+    out["last_edited_at"] = last
     handled = edits.parse_time(handled_at)
     floor = edits.parse_time(no_change_before) or handled
     if seen_hash is None and floor is not None and (
