@@ -307,3 +307,41 @@ def test_get_pr_comments_gives_updated_at_and_last_edited_at(pr, tmp_path):
     assert by_id[conv]["lastEditedAt"] is None
     review = [c for c in r.json["timelineComments"] if c["commentType"] == "review"][0]
     assert review["updatedAt"] is None and review["lastEditedAt"] is None
+
+
+# --------------------------------------------------------------------------- the sources
+
+
+def test_the_hash_given_finds_the_handled_revision_and_a_deleted_one_is_said(issue, tmp_path):
+    agent = Agent(issue, tmp_path, "--issue", ISSUE)
+    made = issue.add_comments(OWNER, NAME, ISSUE, 3, user="carol")
+    issue.edit_comment(made[0], "edited before the round was read")  # given edited: a hash
+    issue.edit_comment(made[1], "also edited before the round was read")
+    settle(agent)
+    issue.clock = now() + dt.timedelta(minutes=10)
+    issue.edit_comment(made[0], "edited again after")
+    issue.edit_comment(made[1], "edited again after, too")
+    issue.delete_revision(made[1], 1)  # the revision the agent was given
+    r = agent.check(FLAG)
+    assert r.code == 0, r
+    a, b = r.json["edited_comments"]
+    assert (a["id"], a["previous_body"], a["previous_body_source"]) == (
+        made[0], "edited before the round was read", "seen")
+    assert (b["id"], b["previous_body"], b["previous_body_source"]) == (
+        made[1], None, "revision_deleted")
+    assert b["body"] == "edited again after, too" and b["edited_by"] == "carol"
+
+
+def test_one_history_query_per_100_candidates(issue, tmp_path):
+    agent = Agent(issue, tmp_path, "--issue", ISSUE)
+    made = issue.add_comments(OWNER, NAME, ISSUE, 150, user="carol", step_seconds=1)
+    settle(agent, "--limit", 200)
+    issue.clock = now() + dt.timedelta(minutes=10)
+    for i in made:
+        issue.edit_comment(i, f"{i} edited")
+    r = agent.check(FLAG, "--limit", 200)
+    assert r.code == 0, r
+    assert ids(r.json["edited_comments"]) == made
+    assert all(c["previous_body_source"] == "as_of" for c in r.json["edited_comments"])
+    queries = history_queries(issue)
+    assert [len(q.json()["variables"]["ids"]) for q in queries] == [100, 50]
