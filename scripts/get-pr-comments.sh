@@ -4,6 +4,10 @@
 # Prints the normalised comments of one pull request (CONTRACT section 7) as JSON or a summary.
 
 set -euo pipefail
+# No core file from this script or its children: gh holds the token, and Go's runtime dumps
+# core on SIGQUIT under GOTRACEBACK=crash (issue 31). The soft limit only; never an error.
+ulimit -S -c 0 2>/dev/null || true
+export GOTRACEBACK=none
 
 readonly PROG="get-pr-comments.sh"
 readonly RESOLUTION_NOTE="review thread resolution state is unavailable through the REST fallback: reviewThreads is empty and resolved comments are included"
@@ -97,14 +101,19 @@ scrub() {
   printf '%s' "${s}"
 }
 
-# $1 with any user:password@ of a URL removed: no remote URL with credentials is printed.
-# The userinfo ends at the last '@' of the authority (as git reads it: a password may hold one).
+# $1 with any user:password@ of a URL shown as ***@: no remote URL with credentials is printed.
+# Everything up to the last '@' goes (git ends the userinfo there, and a password may hold '@',
+# '#', '?' or '/', so where the authority ends is unknowable); scp-like remotes alike.
 without_userinfo() {
-  local url="$1"
-  if [[ "${url}" =~ ^([A-Za-z][A-Za-z0-9+.-]*://)[^/]*@(.*)$ ]]; then
-    url="${BASH_REMATCH[1]}${BASH_REMATCH[2]}"
+  local url="$1" head=""
+  if [[ "${url}" =~ ^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$ ]]; then
+    head="${BASH_REMATCH[1]}"
+    url="${BASH_REMATCH[2]}"
   fi
-  printf '%s' "${url}"
+  if [[ "${url}" == *@* ]]; then
+    url="***@${url##*@}"
+  fi
+  printf '%s' "${head}${url}"
 }
 
 # One line on stderr: scrubbed, and server text in it (gh's or GitHub's messages) unable to

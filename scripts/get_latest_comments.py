@@ -50,17 +50,7 @@ def main(argv):
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")
-    s = p.add_argument_group("checkpoint")
-    s.add_argument("--update-state", action="store_true",
-                   help="write the checkpoint right after fetching (not a sign of processing)")
-    s.add_argument("--confirm-updates", action="store_true",
-                   help="no network: confirm this round's updates snapshot as the checkpoint")
-    s.add_argument("--snapshot-id", metavar="S",
-                   help="with --confirm-updates: only if the updates file still holds S")
-    s.add_argument("--through", type=gic.comment_id_arg("--through"), metavar="ID",
-                   help="with --confirm-updates: confirm only up to comment ID of the snapshot")
-    s.add_argument("--force", action="store_true",
-                   help="allow moving the checkpoint backwards")
+    gic.add_checkpoint_args(p)
     f = p.add_argument_group("following several conversations")
     f.add_argument("--followed", action="store_true",
                    help="alone: list the rounds followed in this work folder (a checkpoint "

@@ -298,7 +298,7 @@ def test_model_fails_without_the_overlap_or_without_the_dedup():
 def listed(fake):
     """octo/hello#5 with 3 comments, and a client (requests over real HTTP) on the fake."""
     from ghcomments.net.client import GitHubClient
-    from ghcomments.net.transport import RequestsTransport
+    from ghcomments.net.http_requests import RequestsTransport
 
     from tests.support import TOKEN
 

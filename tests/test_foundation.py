@@ -159,7 +159,7 @@ def test_link_to_another_origin_is_refused_and_gets_no_token(fake, tmp_path):
         sys.path.insert(0, str(SCRIPTS))
         from ghcomments.base.errors import ServerError
         from ghcomments.net.client import GitHubClient
-        from ghcomments.net.transport import RequestsTransport
+        from ghcomments.net.http_requests import RequestsTransport
 
         client = GitHubClient(fake.url, RequestsTransport(TOKEN, 10))
         with pytest.raises(ServerError) as err:
@@ -184,7 +184,7 @@ def test_pagination_follows_link_as_given(fake):
     ids = fake.add_comments(OWNER, "hello", ISSUE, 250)
     fake.add_token(TOKEN)
     from ghcomments.net.client import GitHubClient
-    from ghcomments.net.transport import RequestsTransport
+    from ghcomments.net.http_requests import RequestsTransport
 
     client = GitHubClient(fake.url, RequestsTransport(TOKEN, 10))
     items, pages, truncated = client.paginate(f"repos/{OWNER}/hello/issues/{ISSUE}/comments",

@@ -489,9 +489,10 @@ def test_a_negative_chunk_size_is_exit_6_without_holding_the_answer(hostile, tmp
 
 FAST_PATH = ("import sys\n"
              "sys.path.insert(0, sys.argv[1])\n"
-             "from ghcomments.net.transport import TransportError, _send_stdlib\n"
+             "from ghcomments.net.plain_http import send_stdlib\n"
+             "from ghcomments.net.transport import TransportError\n"
              "try:\n"
-             "    _send_stdlib(sys.argv[2], {'If-None-Match': 'W/\"x\"'}, 60)\n"
+             "    send_stdlib(sys.argv[2], {'If-None-Match': 'W/\"x\"'}, 60)\n"
              "except TransportError as exc:\n"
              "    print(exc.kind)\n"
              "    sys.exit(6)\n")
@@ -551,7 +552,7 @@ def test_a_url_parsers_may_read_differently_is_refused_naming_its_origin(url):
     sys.path.insert(0, str(SCRIPTS))
     from ghcomments.base.errors import ServerError
     from ghcomments.net.client import GitHubClient
-    from ghcomments.net.transport import RequestsTransport
+    from ghcomments.net.http_requests import RequestsTransport
 
     client = GitHubClient("http://127.0.0.1:8080", RequestsTransport(TOKEN, 5))
     with pytest.raises(ServerError) as caught:

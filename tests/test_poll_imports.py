@@ -122,8 +122,8 @@ def test_the_measurement_sees_requests_where_a_first_look_needs_it(issue_agent, 
 
 def test_an_https_request_after_a_plain_http_one_gets_http_client_with_tls_back():
     """http.client imported with ssl masked has no HTTPSConnection; the first https request in
-    the same process imports ssl and gets it back (transport._http_client)."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from ghcomments.net import transport as t\n"
+    the same process imports ssl and gets it back (plain_http._http_client)."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from ghcomments.net import plain_http as t\n"
             "plain = t._http_client(tls=False)\n"
             "assert 'ssl' not in sys.modules and not hasattr(plain, 'HTTPSConnection')\n"
             "tls = t._http_client(tls=True)\n"

@@ -830,6 +830,8 @@ class InboxModel(RuleBasedStateMachine):
         self.confirmed = {k: [] for k in ROUNDS}
         self.filtered = {k: set() for k in ROUNDS}
         self.first = {k: None for k in ROUNDS}
+        self.drafts = []  # reviews started before later ones, submitted late (issue 31)
+        self.mine = None  # the token owner's pending review
 
     @property
     def env(self):
@@ -932,6 +934,48 @@ class InboxModel(RuleBasedStateMachine):
         self.fake.submit_review(made["id"], state=state)
         self.fake.advance(30)
 
+    # -- review events the single round's model drives too (issue 31, section 22) ---------------
+    @rule()
+    def draft(self):
+        made = self.fake.start_review(OWNER, NAME, PR, "dave", body="late")
+        self.drafts.append(made["id"])
+        self.fake.advance(5)
+
+    @precondition(lambda self: self.drafts)
+    @rule(pick=st.integers(0, 100), when=st.sampled_from(["now", "same_second", "earlier"]))
+    def submit_late(self, pick, when):
+        """A review drafted before later ones (a smaller id) submitted now, in the second of
+        the newest submitted review, or with an earlier `submitted_at`."""
+        rid = self.drafts.pop(pick % len(self.drafts))
+        at = None
+        if when != "now":
+            newest = max((self.fake.get_review(r)["submitted_at"]
+                          for r in self.fake.review_ids(OWNER, NAME, PR)), default=None)
+            if newest is not None:
+                import datetime as dt
+
+                at = dt.datetime.fromisoformat(newest.replace("Z", "+00:00"))
+                if when == "earlier":
+                    at -= dt.timedelta(seconds=40)
+        self.fake.submit_review(rid, state="COMMENTED", body="submitted late", submitted_at=at)
+        self.fake.advance(30)
+
+    @rule()
+    def own_draft(self):
+        if self.mine is None:
+            self.mine = self.fake.start_review(OWNER, NAME, PR, TOKEN_OWNER, body="mine")["id"]
+        else:
+            self.fake.delete_pending_review(self.mine)
+            self.mine = None
+        self.fake.advance(30)
+
+    @rule()
+    def dismiss(self):
+        for rid in self.fake.review_ids(OWNER, NAME, PR):
+            if self.fake.get_review(rid)["state"] in ("APPROVED", "CHANGES_REQUESTED"):
+                self.fake.dismiss_review(rid, "stale")
+                break
+
     # -- the agent -----------------------------------------------------------------------------
     @rule(total=st.sampled_from([3, 100]), humans=st.booleans())
     def inbox_check_and_confirm(self, total, humans):
@@ -993,6 +1037,29 @@ class InboxModel(RuleBasedStateMachine):
             assert r.code == 0 and r.json["has_updates"] is False, r
         seen = [q.status for q in self.fake.requests]
         assert 1 <= len(seen) <= 2 * 1 + 2 and set(seen) == {304}, self.fake.requests
+
+    @rule()
+    def settles_as_alone(self):
+        """A round read through the inbox settles exactly as the same round alone (section
+        22): check -> confirm -> check is all 304 (the confirm never reinstalls a stale hint),
+        and each round checked alone afterwards is all 304 too; "already applied" compares the
+        whole cursor, so nothing confirmed comes back."""
+        self.settle()
+        r = self.inbox()
+        assert r.code == 0 and r.json["has_updates"] is False, r
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code == 0 and c.json["refused"] == [], c
+        self.took_inbox(r.json, before)
+        r = self.inbox()
+        assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = [q.status for q in self.fake.requests]
+        assert 1 <= len(seen) <= 2 * 1 + 2 and set(seen) == {304}, self.fake.requests
+        for key in ROUNDS:
+            a = self.agent(key)
+            r = a.check()
+            assert r.code == 0 and r.json["has_updates"] is False, r
+            assert set(a.statuses()) == {304}, (key, self.fake.requests)
 
     def teardown(self):
         self.settle()

@@ -149,6 +149,22 @@ def add_output_args(p: argparse.ArgumentParser, default_format: str = "json") ->
                    help="write invisible/control characters in bodies as <U+XXXX>")
 
 
+def add_checkpoint_args(p: argparse.ArgumentParser) -> None:
+    """get_latest_comments.py's checkpoint group: --update-state, --confirm-updates (with
+    --snapshot-id, --through) and --force."""
+    s = p.add_argument_group("checkpoint")
+    s.add_argument("--update-state", action="store_true",
+                   help="write the checkpoint right after fetching (not a sign of processing)")
+    s.add_argument("--confirm-updates", action="store_true",
+                   help="no network: confirm this round's updates snapshot as the checkpoint")
+    s.add_argument("--snapshot-id", metavar="S",
+                   help="with --confirm-updates: only if the updates file still holds S")
+    s.add_argument("--through", type=comment_id_arg("--through"), metavar="ID",
+                   help="with --confirm-updates: confirm only up to comment ID of the snapshot")
+    s.add_argument("--force", action="store_true",
+                   help="allow moving the checkpoint backwards")
+
+
 def add_state_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("state files")
     g.add_argument("--root", metavar="DIR", help="work root holding .tmp/ (default: .)")

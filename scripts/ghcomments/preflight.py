@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+from .base.child import child_env
 from .base.errors import AuthError, requests_missing
 from .net import config
 from .text import tokens
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 def _version(cmd: List[str]) -> Optional[str]:
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=15, check=False,
-                             stdin=subprocess.DEVNULL)
+                             stdin=subprocess.DEVNULL, env=child_env())
     except (OSError, subprocess.SubprocessError):
         return None
     text = (out.stdout or out.stderr).strip().splitlines()
@@ -87,7 +88,7 @@ def _network_check(api_url: str, token: Optional[str], timeout: float) -> Dict[s
     """GET /rate_limit: free of rate-limit cost; reports the remaining core budget."""
     from .base.errors import BundleError
     from .net.client import GitHubClient
-    from .net.transport import RequestsTransport
+    from .net.http_requests import RequestsTransport
 
     client = GitHubClient(api_url, RequestsTransport(token, timeout), max_wait=0)
     try:

@@ -24,9 +24,13 @@ from .base.errors import (
     ServerError,
     UsageError,
 )
+from .base.plain import plain
 from .net import config
 from .net.config import GITHUB_API
+from .net.connect import Connection
 from .net.transport import STANDARD_HEADERS
+from .store.context import Context, TargetOptions
+from .text.normalize import number_at_end
 from .text.tokens import contains_token
 
 TYPE_CHECKING = False
@@ -35,6 +39,88 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 MAX_BODY_CHARS = 65536
 SAME_EDIT = "repeating the same update is safe (it sets the same body again)"
+
+
+@plain(frozen=True)
+class WriteOptions:
+    """manage_issue_comment.py's options, built at the face: the target (--issue N in
+    `target.number`, --pr N in `target.pr`), how to connect, and the write itself."""
+
+    action: str
+    target: TargetOptions = TargetOptions()
+    connection: Connection = Connection()
+    comment_id: Optional[int] = None
+    review_comment_id: Optional[int] = None
+    event: Optional[str] = None
+    comments_file: Optional[str] = None
+    thread_id: Optional[str] = None
+    body_file: Optional[str] = None
+    dry_run: bool = False
+
+
+# Which flags each writer action takes (CONTRACT sections 8 and 15); any other is exit 2.
+WRITER_FLAGS = {
+    "create": {"number", "body_file"},
+    "update": {"comment_id", "review_comment_id", "pr", "body_file"},
+    "reply": {"pr", "review_comment_id", "body_file"},
+    "review": {"pr", "event", "body_file", "comments_file"},
+    "resolve": {"thread_id"},
+    "unresolve": {"thread_id"},
+}
+WRITER_FLAG_NAMES = {"number": "--issue", "pr": "--pr", "comment_id": "--comment-id",
+                     "review_comment_id": "--review-comment-id", "body_file": "--body-file",
+                     "event": "--event", "comments_file": "--comments-file",
+                     "thread_id": "--thread-id"}
+
+
+def _flag(opts: WriteOptions, name: str) -> Any:
+    return getattr(opts.target if name in ("number", "pr") else opts, name)
+
+
+def check_flags(opts: WriteOptions) -> None:
+    """Flag conflicts and missing flags, before any file is read or request sent."""
+    action = opts.action
+    given = {k for k in WRITER_FLAG_NAMES if _flag(opts, k) is not None}
+    extra = sorted(WRITER_FLAG_NAMES[k] for k in given - WRITER_FLAGS[action])
+    if extra:
+        raise UsageError(f"--action {action} does not take {', '.join(extra)}")
+    need = {"create": ["number", "body_file"], "reply": ["pr", "review_comment_id", "body_file"],
+            "review": ["pr", "event"], "resolve": ["thread_id"], "unresolve": ["thread_id"],
+            "update": ["body_file"]}[action]
+    missing = [WRITER_FLAG_NAMES[k] for k in need if _flag(opts, k) is None]
+    if missing:
+        raise UsageError(f"--action {action} needs {' and '.join(missing)}")
+    if action == "update" and (opts.comment_id is None) == (opts.review_comment_id is None):
+        raise UsageError("--action update needs --comment-id ID (an issue or conversation "
+                         "comment) or --review-comment-id ID (an inline comment), one of them")
+    if action == "update" and opts.target.pr is not None and opts.review_comment_id is None:
+        raise UsageError("--action update --comment-id takes no --pr")
+    if action == "review" and opts.body_file is None:
+        if opts.event == "REQUEST_CHANGES":
+            raise UsageError("--event REQUEST_CHANGES needs --body-file (GitHub asks for the "
+                             "changes to be named)")
+        if opts.event == "COMMENT" and opts.comments_file is None:
+            raise UsageError("--event COMMENT needs --body-file or --comments-file")
+
+
+def command(opts: WriteOptions) -> Dict[str, Any]:
+    """manage_issue_comment.py: the flags checked before the body is read (sections 8, 15),
+    then the one write (or, with --dry-run, what it would send)."""
+    check_flags(opts)
+    ctx = Context(opts.target, opts.connection)
+    action, dry_run = opts.action, opts.dry_run
+    body = read_body(opts.body_file) if opts.body_file is not None else None
+    if action in ("create", "update") and opts.review_comment_id is None:
+        return manage(ctx, action, ctx.number, opts.comment_id, body or "", dry_run)
+    if action == "update":
+        return update_review_comment(ctx, opts.review_comment_id, body or "", dry_run)
+    if action == "reply":
+        return reply(ctx, ctx.pr, opts.review_comment_id, body or "", dry_run)
+    if action == "review":
+        comments = (read_comments_file(opts.comments_file)
+                    if opts.comments_file is not None else [])
+        return review(ctx, ctx.pr, opts.event, body, comments, dry_run)
+    return resolve(ctx, action, opts.thread_id, dry_run)
 
 
 # A body of MAX_BODY_CHARS code points is at most 4 bytes each in UTF-8: reading one code
@@ -123,8 +209,7 @@ def wait_command(repository: str, api_url: str, *, issue: Optional[int] = None,
 
 
 def _issue_number(comment: Dict[str, Any]) -> Optional[int]:
-    m = re.search(r"/issues/(\d+)$", str(comment.get("issue_url") or ""))
-    return int(m.group(1)) if m else None
+    return number_at_end(comment.get("issue_url"), "issues", "the comment's issue_url")
 
 
 def _learn_tokens(ctx: Any) -> None:
@@ -252,8 +337,7 @@ def _id_str(value: Any) -> Optional[str]:
 
 
 def _pr_number(raw: Dict[str, Any]) -> Optional[int]:
-    m = re.search(r"/pulls/(\d+)$", str(raw.get("pull_request_url") or ""))
-    return int(m.group(1)) if m else None
+    return number_at_end(raw.get("pull_request_url"), "pulls", "pull_request_url")
 
 
 def review_comment_fetch(repository: str, pr: int, comment_id: int, api_url: str) -> str:

@@ -214,6 +214,23 @@ def _finite(text: str) -> float:
     return value
 
 
+MAX_DIGITS = 20  # an id or count of more than 20 digits is not GitHub's (CONTRACT section 22)
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:  # before int(): Python refuses 4,300 digits
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
+
+
+def _finite_bounded(text: str) -> float:
+    if len(text) > 400:
+        raise ValueError(f"a number of {len(text)} characters")
+    return _finite(text)
+
+
 def strict_loads(data: Any) -> Any:
-    """json.loads that refuses NaN, Infinity and numbers too large for a float (1e400)."""
-    return json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+    """json.loads that refuses NaN, Infinity, numbers too large for a float (1e400) and whole
+    numbers of more than 20 digits (section 22: data, never Python's digit-limit crash)."""
+    return json.loads(data, parse_constant=_no_constant, parse_float=_finite_bounded,
+                      parse_int=_whole)

@@ -19,16 +19,17 @@ from typing import Any, Dict, List, Tuple
 
 from ..base.errors import StateError, UsageError
 from ..base.interrupt import Interrupted
-from ..round.confirm import checkpoint_doc, forward_only, validate
+from ..round.confirm import already_applied, checkpoint_doc, forward_only, validate
 from ..round.layouts import Monitor, PullRequestRound
 from ..round.reading import DEFAULT_MAX_PAGES, Options
-from ..store import edits, refs
+from ..store import refs
 from ..store.following import store_for
 from ..store.inbox_file import InboxFile, cursor_sha256
-from ..store.state import locate, state_folder
+from ..store.state import StateLocation, locate, state_folder
+from .members import InboxOptions
 
 
-def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, args: Any
+def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, where: StateLocation
             ) -> List[Tuple[Dict[str, Any], Any]]:
     """(entry, round) for each round of the snapshot to confirm, in round order."""
     host = refs.api_host_of(api_url)
@@ -37,7 +38,7 @@ def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, args: Any
         if picked and entry["key"] not in picked:
             continue
         ref = refs.parse_ref(entry["key"], api_url)
-        paths = locate(args.root, args.run_id, args.retained, ref.owner, ref.repo, ref.number,
+        paths = locate(where.root, where.run_id, where.retained, ref.owner, ref.repo, ref.number,
                        suffix="-pr" if ref.is_pull else "")
         kind = PullRequestRound if ref.is_pull else Monitor
         out.append((entry, kind(None, ref.owner, ref.repo, ref.number,
@@ -46,30 +47,13 @@ def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, args: Any
     return out
 
 
-def _already(rnd: Any, stored: Any, target: Any) -> bool:
-    """Every stream's stored cursor at or past the recorded one, and its edit watermark the
-    recorded one or a later W (section 19: same watermark, or moved on alone past it)."""
-    if target is None:
-        return True
-    if stored is None:
-        return False
-    for kind, stream in rnd.streams.items():
-        s, t = stored.get(kind), target.get(kind)
-        if stream.key(s) < stream.key(t):
-            return False
-        se, te = (s or {}).get("edits"), (t or {}).get("edits")
-        if te is not None and not edits.same(se, te) and not edits.behind(te, se):
-            return False
-    return True
-
-
 def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
     """One round (its lock held); True when its checkpoint was written."""
     store = rnd.store
     stored = rnd.cursors_of(store.read_checkpoint())
     target = rnd.from_public(entry["recommended_checkpoint"])
     written = False
-    if not _already(rnd, stored, target):
+    if not already_applied(rnd, stored, target, moved_on=True):
         found = cursor_sha256(rnd.public(stored)) if stored is not None else None
         if found != entry["previous_sha256"]:
             raise StateError(f"{entry['key']}: the checkpoint is now {rnd.describe(stored)}, "
@@ -89,27 +73,28 @@ def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
     return written
 
 
-def confirm(args: Any) -> Dict[str, Any]:
-    if not args.snapshot_id:
+def confirm(opts: InboxOptions) -> Dict[str, Any]:
+    if not opts.snapshot_id:
         raise UsageError("--followed/--follow --confirm-updates needs --snapshot-id S (the "
                          "inbox check's snapshot_id)")
     from ..net import config
 
-    api_url = config.command_api_url(args.api_url, os.environ)
-    picked = [refs.parse_ref(text, api_url).key for text in args.follow or []]
-    root, folder = state_folder(args.root, args.run_id, args.retained)
+    api_url = config.command_api_url(opts.connection.api_url, os.environ)
+    picked = [refs.parse_ref(text, api_url).key for text in opts.follow]
+    where = opts.state
+    root, folder = state_folder(where.root, where.run_id, where.retained)
     inbox = InboxFile(root, folder)
-    snap = inbox.find(args.snapshot_id) if os.path.lexists(folder) else None
+    snap = inbox.find(opts.snapshot_id) if os.path.lexists(folder) else None
     if snap is None:
-        raise StateError(f"inbox snapshot {args.snapshot_id} is not among the last kept in "
+        raise StateError(f"inbox snapshot {opts.snapshot_id} is not among the last kept in "
                          f"{inbox.path}: nothing was confirmed (check again)")
     keys = {e["key"] for e in snap["rounds"]}
     missing = [k for k in picked if k not in keys]
     if missing:
         raise UsageError(f"{', '.join(missing)}: not a round of inbox snapshot "
-                         f"{args.snapshot_id}; nothing was confirmed")
-    rounds = _rounds(snap, picked, api_url, args)
-    doc: Dict[str, Any] = {"snapshot_id": args.snapshot_id, "confirmed": [],
+                         f"{opts.snapshot_id}; nothing was confirmed")
+    rounds = _rounds(snap, picked, api_url, where)
+    doc: Dict[str, Any] = {"snapshot_id": opts.snapshot_id, "confirmed": [],
                            "already_applied": [], "refused": [], "unfollowed": [],
                            "requests": 0, "state_updated": False, "warnings": []}
     try:
@@ -122,9 +107,9 @@ def confirm(args: Any) -> Dict[str, Any]:
                 except StateError as exc:
                     doc["refused"].append({"key": entry["key"], "error": exc.to_json()["error"]})
             stack.enter_context(inbox.locked())  # then the inbox lock
-            current = inbox.find(args.snapshot_id)  # read again under the lock
+            current = inbox.find(opts.snapshot_id)  # read again under the lock
             if current is None:  # pushed out of the kept 4 while the round locks were taken
-                raise StateError(f"inbox snapshot {args.snapshot_id} left {inbox.path} (newer "
+                raise StateError(f"inbox snapshot {opts.snapshot_id} left {inbox.path} (newer "
                                  "inbox checks replaced it) while this confirm waited for the "
                                  "round locks: nothing was confirmed (check again)")
             now = {e["key"]: e for e in current["rounds"]}

@@ -28,18 +28,33 @@ from ..base.errors import (
     StateError,
     UsageError,
 )
+from ..base.plain import plain
 from ..net import config
-from ..net.connect import build_client
+from ..net.connect import Connection, build_client
 from ..net.throttle import Throttle
 from ..round.layouts import Monitor, PullRequestRound
-from ..round.reading import Cursors, Reading
+from ..round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Cursors, Reading
 from ..store import refs
 from ..store.following import followed_rounds, store_for
-from ..store.state import locate, state_folder
+from ..store.state import StateLocation, locate, state_folder
 
 MAX_ROUNDS = 100
-ONE_ROUND_FLAGS = (("number", "--issue"), ("pr", "--pr"), ("repo", "--repo"),
-                   ("owner", "--owner"), ("after_comment_id", "--after-comment-id"))
+
+
+@plain(frozen=True)
+class InboxOptions:
+    """An inbox command's options, built at the face: the rounds (`follow`: the REFs as given,
+    `followed`), where their files live, how to connect, the read's bounds, and the inbox
+    snapshot a confirm applies."""
+
+    follow: tuple = ()
+    followed: bool = False
+    state: StateLocation = StateLocation()
+    connection: Connection = Connection()
+    limit: int = DEFAULT_LIMIT
+    max_total: Optional[int] = None
+    max_pages: int = DEFAULT_MAX_PAGES
+    snapshot_id: Optional[str] = None
 
 
 @dataclass
@@ -85,22 +100,20 @@ def error_json(err: BundleError) -> Dict[str, Any]:
     return err.to_json()["error"]
 
 
-def select(args: Any) -> Selection:
+def select(opts: InboxOptions) -> Selection:
     """The rounds `--follow` and `--followed` name, checked before any request."""
-    given = [flag for name, flag in ONE_ROUND_FLAGS if getattr(args, name, None) is not None]
-    if given:
-        raise UsageError(f"--follow and --followed name the rounds: {', '.join(given)} do not "
-                         "go with them")
-    api_url = config.command_api_url(args.api_url, os.environ)
-    root, folder = state_folder(args.root, args.run_id, args.retained)
+    api_url = config.command_api_url(opts.connection.api_url, os.environ)
+    where = opts.state
+    root, folder = state_folder(where.root, where.run_id, where.retained)
     sel = Selection(api_url=api_url, root=root, folder=folder)
     by_key: Dict[str, refs.RoundRef] = {}
-    for text in args.follow or []:
+    for text in opts.follow:
         ref = refs.parse_ref(text, api_url)
         if ref.key not in by_key or (ref.start_comment_id and not by_key[ref.key].start_comment_id):
             by_key[ref.key] = ref
-    if args.followed:
-        found = followed_rounds(args.root, args.run_id, args.retained, refs.api_host_of(api_url))
+    if opts.followed:
+        found = followed_rounds(where.root, where.run_id, where.retained,
+                                refs.api_host_of(api_url))
         sel.skipped, sel.warnings = list(found.skipped), list(found.warnings)
         for r in found.rounds:
             if r.error is not None or r.ref is None:
@@ -116,23 +129,24 @@ def select(args: Any) -> Selection:
     return sel
 
 
-def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Member]:
+def start_members(sel: Selection, opts: InboxOptions, options: Any, wait: Any) -> List[Member]:
     """Each round built and started (its checkpoint read): no request yet. With a wait, every
     round needs a cursor (exit 2 naming the first that has none) and a token."""
     env = dict(os.environ)
-    sel.client = build_client(args, sel.api_url, env)
+    sel.client = build_client(opts.connection, sel.api_url, env)
     # at most 300 requests in any 60 s, one at a time (a wait's durations scale in tests)
     sel.client.transport = Throttle(sel.client.transport,
                                     scale=wait.scale if wait is not None else 1.0)
     host = refs.api_host_of(sel.api_url)
+    where = opts.state
     for m in sel.members:
         ref = m.ref
         kind = PullRequestRound if ref.is_pull else Monitor
         try:
-            paths = locate(args.root, args.run_id, args.retained, ref.owner, ref.repo,
+            paths = locate(where.root, where.run_id, where.retained, ref.owner, ref.repo,
                            ref.number, env, suffix="-pr" if ref.is_pull else "")
             m.rnd = kind(sel.client, ref.owner, ref.repo, ref.number,
-                         store_for(ref, paths, host), options, args.max_pages)
+                         store_for(ref, paths, host), options, opts.max_pages)
             m.rnd.warnings.extend(ref.warnings)
             m.previous, m.hints = m.rnd.start()
             m.had_updates = os.path.lexists(paths.updates)
@@ -140,6 +154,8 @@ def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Me
                 if m.previous is None:
                     m.start_id = ref.start_comment_id
                     m.previous, m.hints = m.rnd.start(ref.start_comment_id)
+                    if not m.had_updates:
+                        _read_start(m, sel.client)
                 else:
                     m.rnd.warnings.append(
                         f"#issuecomment-{ref.start_comment_id} ignored: {ref.key} has a "
@@ -161,6 +177,23 @@ def start_members(sel: Selection, args: Any, options: Any, wait: Any) -> List[Me
         live[0].rnd.resolve_me()  # the options are shared: GET /user once per command
         live[0].requests += sel.client.requests - before
     return live
+
+
+def _read_start(m: Member, client: Any) -> None:
+    """A followed `#issuecomment-ID` is read before the round is (CONTRACT section 22): an id
+    GitHub does not know, or a comment of another issue, is exit 2 naming the REF (nothing
+    followed); the comment's time becomes the cursor's. A 5xx is the round's (section 18)."""
+    ref, cid = m.ref, m.ref.start_comment_id
+    before = client.requests
+    try:
+        raw = m.rnd.streams["conversation"].one_comment(cid)
+    except NotFoundError as exc:
+        raise UsageError(f"REF {ref.key}#issuecomment-{cid}: {exc.message}; nothing followed")
+    finally:
+        m.requests += client.requests - before
+    conv = dict((m.previous or {}).get("conversation") or {},
+                last_comment_id=cid, last_comment_created_at=raw.get("created_at"))
+    m.previous = dict(m.previous or {}, conversation=conv)
 
 
 def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from urllib.parse import urlencode, urljoin, urlsplit
+from urllib.parse import urlencode, urljoin
 
 from ..base.errors import (
     BundleError,
@@ -23,9 +23,11 @@ from ..base.errors import (
     strict_loads,
     validation_reasons,
 )
+from ..base.urls import split_url
 from ..text import tokens
 from ..text.normalize import check_comment, escape_field
 from .config import plain_url
+from .decode import MAX_JSON_VALUES, json_values_over
 from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
 
 TYPE_CHECKING = False
@@ -45,7 +47,11 @@ def parse_links(header: Optional[str]) -> Dict[str, str]:
         links = parse_header_links(header)
     except (ValueError, IndexError, AttributeError):
         raise ServerError(f"malformed Link header: {escape_field(header[:120])}")
-    return {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
+    out = {link["rel"]: link["url"] for link in links if "rel" in link and "url" in link}
+    for url in out.values():
+        # an unclosed IPv6 bracket is exit 6 (section 22); a bad port is refused on follow
+        split_url(url, "Link header", port=False)
+    return out
 
 
 def parse_header_links(value: str) -> List[Dict[str, str]]:
@@ -124,7 +130,7 @@ class GitHubClient:
         `retry` defaults to true for GET/HEAD; a write (POST/PATCH) is never sent twice.
         """
         url = self.url(path, params)
-        what = what or f"{method} {urlsplit(url).path}"
+        what = what or f"{method} {split_url(url).path}"
         self._check_origin(url, what)
         headers = dict(STANDARD_HEADERS)
         if etag:
@@ -220,11 +226,22 @@ class GitHubClient:
             self.first_date = resp.headers["date"]
 
     @staticmethod
+    def _text_of(resp: Response) -> str:
+        """The body as text, the bytes let go first: a 60 MiB answer is then held twice while
+        it is parsed (text and values), not three times (CONTRACT section 22). The body is
+        read once; nothing reads it after its JSON."""
+        raw, resp.body = resp.body, b""
+        return raw.decode("utf-8")
+
+    @staticmethod
     def _maybe_json(resp: Response) -> Any:
+        if json_values_over(resp.body):  # an error's body: its start is all that is shown
+            return resp.body[:300].decode("utf-8", "replace")
+        start = resp.body[:300]
         try:
-            return strict_loads(resp.body.decode("utf-8")) if resp.body else None
+            return strict_loads(GitHubClient._text_of(resp)) if resp.body else None
         except (ValueError, UnicodeDecodeError, RecursionError):
-            return resp.body.decode("utf-8", "replace")[:300]
+            return start.decode("utf-8", "replace")
 
     # -- JSON ------------------------------------------------------------------------------
     @staticmethod
@@ -232,12 +249,19 @@ class GitHubClient:
         """The body as strict JSON, its REST items' types checked on the way in: a comment,
         review or pull request (an object with an `id`, or a list of them) whose id, times,
         logins or line numbers are of the wrong type is a malformed answer (exit 6) before
-        anything — a checkpoint above all — is built from it (CONTRACT section 17)."""
+        anything — a checkpoint above all — is built from it (CONTRACT section 17). A body
+        holding more JSON values than any GitHub page is refused before it is parsed."""
+        if json_values_over(resp.body):
+            raise ServerError(f"{what}: the response holds more than {MAX_JSON_VALUES:,} JSON "
+                              f"values (HTTP {resp.status}, {len(resp.body)} bytes), more than "
+                              "any GitHub page holds; refused without parsing it",
+                              status=resp.status)
+        size = len(resp.body)
         try:
-            data = strict_loads(resp.body.decode("utf-8"))
+            data = strict_loads(GitHubClient._text_of(resp))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise ServerError(f"{what}: malformed JSON in the response "
-                              f"(HTTP {resp.status}, {len(resp.body)} bytes): {exc}",
+                              f"(HTTP {resp.status}, {size} bytes): {exc}",
                               status=resp.status)
         if isinstance(data, list):
             for item in data:

@@ -67,9 +67,18 @@ def parse_remote_url(url: str) -> Optional[Tuple[str, str, str]]:
 
 
 def without_userinfo(url: str) -> str:
-    """A URL as it may be printed: any `user:password@` removed, up to the last '@' of the
-    authority (git and urlsplit end the userinfo there: a password may hold an '@')."""
-    return re.sub(r"(?<=://)[^/?#]*@", "", url.strip())
+    """A URL as it may be printed: any `user:password@` shown as `***@` (CONTRACT section 22).
+    Everything up to the last '@' goes: git and urlsplit end the userinfo at the last '@' of
+    the authority, and a password may hold '@', '#', '?' or '/' — where its authority ends is
+    unknowable, so no part of it is kept. Without a scheme (scp-like `user:pass@host:o/r`),
+    the same from the start."""
+    text = url.strip()
+    head, sep, rest = text.partition("://")
+    if not sep:
+        head, rest = "", text
+    if "@" not in rest:
+        return text
+    return f"{head}{sep}***@{rest.rsplit('@', 1)[1]}"
 
 
 # A host name or an IP address: nothing else passes (CONTRACT section 17). urlsplit and
@@ -102,9 +111,12 @@ def plain_url(url: str) -> Optional[Tuple[str, str, int]]:
 
 def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
              env: Optional[Mapping[str, str]] = None, timeout: float = 10) -> Optional[Any]:
-    """Run git or gh quietly: the finished process, or None when it is missing or failed."""
+    """Run git or gh quietly (no core file: base.child): the finished process, or None when
+    it is missing or failed."""
     import shutil
     import subprocess
+
+    from ..base.child import child_env
 
     tool = shutil.which(argv[0], path=(env or os.environ).get("PATH"))
     if not tool:
@@ -112,7 +124,7 @@ def run_tool(argv: Sequence[str], cwd: Optional[str] = None,
     try:
         out = subprocess.run([tool, *argv[1:]], cwd=cwd, capture_output=True, text=True,
                              timeout=timeout, check=False, stdin=subprocess.DEVNULL,
-                             env=dict(env) if env is not None else None)
+                             env=child_env(env))
     except (OSError, subprocess.SubprocessError):
         return None
     return out if out.returncode == 0 else None

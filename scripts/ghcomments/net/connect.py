@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from ..base.errors import AuthError
+from ..base.plain import plain
 from ..text import tokens
 from ..text.output import stderr_line
 from . import config
@@ -13,19 +14,31 @@ from .client import GitHubClient
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    import argparse
-    from typing import Any, Callable, Mapping
+    from typing import Any, Callable, Mapping, Optional
 
 
-def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
+@plain(frozen=True)
+class Connection:
+    """How a command connects (its connection flags): --api-url (None: env GITHUB_API_URL,
+    else api.github.com), --transport auto|requests|gh, --timeout and --max-wait in seconds."""
+
+    api_url: Optional[str] = None
+    transport: str = "auto"
+    timeout: float = 30.0
+    max_wait: float = 10.0
+
+
+def build_client(connection: Connection, api_url: str, env: Mapping[str, str],
                  require_auth: bool = False) -> GitHubClient:
-    from .transport import GhTransport, RequestsTransport, token_fingerprint
+    from .gh import GhTransport
+    from .http_requests import RequestsTransport
+    from .transport import token_fingerprint
 
     def warn(message: str) -> None:
         print(f"warning: {stderr_line(message)}", file=sys.stderr)
 
     transport: Any
-    if args.transport == "gh":
+    if connection.transport == "gh":
         hostname = env.get("GH_HOST") or config.host_for(api_url)
         config.check_env_tokens(env)  # gh may send any of them: none it could mangle
         # gh picks its token itself (GH_TOKEN included) for `gh api`: ask it the same way.
@@ -33,7 +46,7 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
         if not gh_token:
             raise AuthError(f"--transport gh: gh is not installed or not logged in to "
                             f"{hostname} (`gh auth login --hostname {hostname}`)")
-        transport = GhTransport(hostname, args.timeout, env, token_fingerprint(gh_token),
+        transport = GhTransport(hostname, connection.timeout, env, token_fingerprint(gh_token),
                                 token=gh_token)
     else:
         token, source = config.discover_token(api_url, env)  # registered for scrubbing there
@@ -43,17 +56,18 @@ def build_client(args: argparse.Namespace, api_url: str, env: Mapping[str, str],
         elif token is None:
             warn(f"no token found for {config.host_for(api_url)}: unauthenticated requests "
                  "(60 an hour, public repositories only)")
-        fallback = (lambda: gh_fallback(api_url, args.timeout, env, warn)) \
-            if args.transport == "auto" else None
-        transport = RequestsTransport(token, args.timeout, fallback=fallback)
-    return GitHubClient(api_url, transport, max_wait=args.max_wait, warn=warn)
+        fallback = (lambda: gh_fallback(api_url, connection.timeout, env, warn)) \
+            if connection.transport == "auto" else None
+        transport = RequestsTransport(token, connection.timeout, fallback=fallback)
+    return GitHubClient(api_url, transport, max_wait=connection.max_wait, warn=warn)
 
 
 def gh_fallback(api_url: str, timeout: float, env: Mapping[str, str],
                 warn: Callable[[str], None]) -> Any:
     """--transport auto on a Python without requests: a gh logged in to the same API, with a
     warning; None (the `dependency` error) when there is none (CONTRACT section 16)."""
-    from .transport import GhTransport, token_fingerprint
+    from .gh import GhTransport
+    from .transport import token_fingerprint
 
     hostname = env.get("GH_HOST") or config.host_for(api_url)
     gh = GhTransport(hostname, timeout, env)

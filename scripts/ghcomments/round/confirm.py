@@ -15,6 +15,7 @@ from ..base.errors import StateError
 from ..base.interrupt import Interrupted
 from ..store import edits, records
 from ..store.state import SCHEMA_VERSION
+from ..streams import review_order
 from ..streams.streams import cursor_part
 from ..text.normalize import now_iso
 from .engine import Round
@@ -51,6 +52,53 @@ def checkpoint_doc(rnd: Round, cursors: Dict[str, Any],
     if not rnd.lacks_watermark(cursors):
         doc.pop("tracked_since", None)  # a confirm that sets W removes it
     return doc
+
+
+SAME, PAST = "same", "past"
+
+
+def _watermark(stored: Any, target: Any) -> Optional[str]:
+    if edits.same(stored, target):
+        return SAME
+    return PAST if edits.at_or_past(stored, target) else None
+
+
+def _conversation_part(stored: Any, target: Any) -> Optional[str]:
+    s, t = cursor_part(stored) or {}, cursor_part(target) or {}
+    ids = int(s.get("last_comment_id") or 0) - int(t.get("last_comment_id") or 0)
+    w = _watermark(s.get("edits"), t.get("edits"))
+    if ids < 0 or w is None:
+        return None
+    return SAME if ids == 0 and w == SAME else PAST
+
+
+def _reviews_part(stored: Any, target: Any) -> Optional[str]:
+    if (stored or None) == (target or None):
+        return SAME
+    if not review_order.handled_under(target, stored) or _watermark(
+            (stored or {}).get("edits"), (target or {}).get("edits")) is None:
+        return None
+    return PAST
+
+
+# "Already applied", per part of the cursor (CONTRACT sections 6, 18, 19, 21 and 22): the one
+# rule for the round's confirm and the inbox's. Each part says whether the stored cursor is the
+# same as the target, past it, or neither: the conversation's id by value; the review part's
+# (last_submitted_at, last_review_id) by order with recent_review_ids and undated_review_ids by
+# inclusion; each edit watermark by time with `seen` a superset.
+PARTS = {"conversation": _conversation_part, "reviews": _reviews_part}
+
+
+def already_applied(rnd: Round, stored: Cursors, target: Cursors, moved_on: bool) -> bool:
+    """The stored checkpoint holds what `target` would write, in every part: the same
+    (a round's own confirm, sections 6 and 19), or, with `moved_on`, the same or past it
+    (the inbox's confirm of an older snapshot, section 18)."""
+    if target is None:
+        return True
+    if stored is None:
+        return False
+    ok = (SAME, PAST) if moved_on else (SAME,)
+    return all(PARTS[kind](stored.get(kind), target.get(kind)) in ok for kind in rnd.streams)
 
 
 def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: bool) -> None:
@@ -106,7 +154,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
             target = rnd.confirm_target(upd, through, stored)
             # Already applied comes first: a confirm that would change nothing succeeds
             # (also a retried --through whose comment is no longer in a newer snapshot).
-            already = target is None or rnd.same(stored, target)
+            already = already_applied(rnd, stored, target, moved_on=False)
             if not already:
                 validate(rnd, target, f"updates file {rnd.store.paths.updates}")
                 snap_prev = rnd.from_public(upd.get("previous_checkpoint"))

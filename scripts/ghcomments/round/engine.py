@@ -350,6 +350,11 @@ class Round:
     # -- the check (check_issue_updates.py), with or without --wait ---------------------------
     def check(self, limit: int, after_comment_id: Optional[int] = None,
               wait: Optional[Any] = None) -> Dict[str, Any]:
+        """`check_issue_updates.py`'s round, in order: the checkpoint and its hints (`start`),
+        every stream read after its cursor (`read`: the requests), the items shown
+        (`present`), the document (`document`), then under the round's lock the updates file
+        and the settled hints (`save_check`). The checkpoint is never written here. With
+        `wait`, the read is repeated from the hints until something would be returned."""
         previous: Cursors = None
         doc: Optional[Dict[str, Any]] = None
         try:

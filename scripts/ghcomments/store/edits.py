@@ -33,6 +33,7 @@ import re
 from collections.abc import Mapping
 
 from ..base.errors import ServerError
+from ..text import normalize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -60,11 +61,7 @@ def parse_time(value: Any) -> Optional[_dt.datetime]:
     None."""
     if not isinstance(value, str) or not _TIME_RE.fullmatch(value):
         return None
-    try:
-        when = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else None
+    return normalize.parse_time(value)  # the one parser: 1970..9999 UTC, else None
 
 
 def format_time(when: _dt.datetime) -> str:
@@ -195,6 +192,20 @@ def same(a: Optional[Mapping[str, Any]], b: Optional[Mapping[str, Any]]) -> bool
         return a is None and b is None
     return a.get("through") == b.get("through") and sorted(
         map(tuple, a.get("seen") or [])) == sorted(map(tuple, b.get("seen") or []))
+
+
+def at_or_past(stored: Optional[Mapping[str, Any]], target: Optional[Mapping[str, Any]]
+               ) -> bool:
+    """Watermark `stored` holds every edit `target` holds ("already applied", CONTRACT
+    section 21): by time, and at the same time with `seen` a superset."""
+    if target is None:
+        return True
+    if stored is None:
+        return False
+    s, t = _t(stored["through"]), _t(target["through"])
+    if s != t:
+        return s > t
+    return set(map(tuple, target.get("seen") or [])) <= set(map(tuple, stored.get("seen") or []))
 
 
 def behind(target: Optional[Mapping[str, Any]], stored: Optional[Mapping[str, Any]]) -> bool:

@@ -21,8 +21,7 @@ these checks is ignored and rebuilt, never trusted and never an error (CONTRACT 
 
 from __future__ import annotations
 
-from datetime import datetime
-
+from ..text import normalize
 from . import edits
 
 TYPE_CHECKING = False
@@ -46,11 +45,8 @@ def _time(value: Any) -> bool:
         return True
     if not isinstance(value, str) or len(value) > 40:
         return False
-    try:
-        datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return True
+    # a time, in 1970..9999 UTC (section 22): year 1 is no watermark, it is exit 7
+    return normalize.looks_like_time(value) and normalize.in_range(value)
 
 
 def _ids(value: Any) -> bool:

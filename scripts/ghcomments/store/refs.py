@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
-from urllib.parse import urlsplit
 
 from ..base.errors import UsageError
+from ..base.urls import split_url, try_split
 from ..net import config
 from ..text.normalize import escape_field
 from .state import validate_comment_id, validate_issue_number
@@ -85,7 +85,7 @@ def web_host_of(api_url: str) -> str:
     if plain is None:  # not a URL normalise_api_url would pass
         raise UsageError(f"invalid API URL {_shown(api_url)!r}")
     scheme, host, port = plain
-    path = urlsplit(api_url).path.rstrip("/")
+    path = split_url(api_url, "API URL", UsageError).path.rstrip("/")
     if not path and host.startswith("api.") and len(host) > len("api."):
         host = host[len("api."):]
     return _netloc(scheme, host, port)
@@ -158,12 +158,12 @@ def _parse_url(text: str, api_url: str) -> RoundRef:
     if plain is None:
         raise _bad(text, "not a plain http(s) URL (a host name or IP address, an optional "
                    "port, printable ASCII without a backslash)")
-    parts = urlsplit(text)
+    parts = split_url(text, "REF", UsageError)
     segments = parts.path.split("/")[1:] if parts.path else []
     if segments and segments[-1] == "":
         segments.pop()  # one trailing slash
     api = config.plain_url(api_url)
-    api_path = [s for s in urlsplit(api_url).path.split("/") if s]
+    api_path = [s for s in split_url(api_url, "API URL", UsageError).path.split("/") if s]
     on_api = api is not None and plain == api
     if on_api and segments[:len(api_path)] == api_path:
         ref = _api_form(text, segments[len(api_path):], parts.fragment)
@@ -177,7 +177,7 @@ def _parse_url(text: str, api_url: str) -> RoundRef:
         return _web_form(text, segments, parts.fragment)
     if on_api:
         raise _bad(text, "an API URL whose path is not "
-                   f"{escape_field(urlsplit(api_url).path.rstrip('/'))}/repos/OWNER/REPO/issues/N "
+                   f"{escape_field(split_url(api_url).path.rstrip('/'))}/repos/OWNER/REPO/issues/N "
                    "or …/pulls/N")
     raise UsageError(f"REF {_shown(text)!r} is on {escape_field(here)}, not on this command's "
                      f"host {escape_field(web)} (API {escape_field(api_url)}): follow it in a "
@@ -227,7 +227,10 @@ def pull_request_warning(ref: RoundRef, latest_url: object) -> Optional[str]:
     round's document already carries that URL; a conversation without comments says nothing."""
     if ref.form != "short" or ref.kind != ISSUE or not isinstance(latest_url, str):
         return None
-    segments = urlsplit(latest_url).path.rstrip("/").split("/")
+    parts = try_split(latest_url)
+    if parts is None:  # an answer's URL no parser reads: no hint from it (section 22)
+        return None
+    segments = parts.path.rstrip("/").split("/")
     if segments[-2:] != [PULL, str(ref.number)]:
         return None
     pull = f"{ref.owner.lower()}/{ref.repo.lower()}/{PULL}/{ref.number}"

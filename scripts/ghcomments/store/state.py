@@ -20,14 +20,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import re
 import stat
 import time
 
 from ..base import interrupt
-from ..base.errors import StateError, UsageError
+from ..base.errors import StateError, UsageError, strict_loads
 from ..base.plain import plain
 from ..text.output import encode_json
 from . import records
@@ -74,6 +73,17 @@ def validate_comment_id(value: Any, flag: str) -> int:
     if number is None or number < 1 or number > 2**63 - 1:
         raise UsageError(f"invalid {flag} {value!r}: a comment id (a positive whole number)")
     return number
+
+
+@plain(frozen=True)
+class StateLocation:
+    """Where a command's state lives (its state flags): --root (None: the current folder),
+    --run-id (None: env GH_MONITOR_RUN_ID, else 'default') or --retained NAME. Raw as given:
+    state_folder and locate validate them."""
+
+    root: Optional[str] = None
+    run_id: Optional[str] = None
+    retained: Optional[str] = None
 
 
 @plain
@@ -330,7 +340,7 @@ def read_json(path: str, label: str) -> Optional[Dict[str, Any]]:
         _check_folders_of(path)
         raw = fh.read()
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = strict_loads(raw.decode("utf-8"))  # NaN, Infinity, 21+ digits: corrupt (s. 22)
     except RecursionError:  # nested past Python's limit: corrupt all the same
         raise StateError(f"{label} {path} is corrupt (JSON nested too deeply); it was left as "
                          "it is — inspect or move it away yourself")
@@ -364,6 +374,22 @@ def file_lock(paths: StatePaths, label: str, wait: float = LOCK_WAIT_SECONDS) ->
         yield
     finally:
         os.close(fd)  # closing releases the flock
+
+
+def check_writable(path: str, label: str) -> None:
+    """Exit 7 now, naming it, when what stands at `path` (or at its temporary name) is not a
+    regular file of this user: a command that renames several files checks each before the
+    first rename, so none stops half applied (CONTRACT section 22)."""
+    folder, base = os.path.split(path)
+    for where in (path, os.path.join(folder, f".{base}.tmp-{os.getpid()}")):
+        try:
+            st = os.lstat(where)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise StateError(f"refusing to write the {label} {where}: what stands there is not "
+                             "this user's regular file (a folder, link, FIFO or another "
+                             "user's); move it away")
 
 
 def write_json(path: str, doc: Dict[str, Any], commit: bool = False) -> None:

@@ -13,8 +13,6 @@ The timeline is secondary: when a part of it fails, the rest is returned and the
 
 from __future__ import annotations
 
-import argparse
-
 from ..base import errors
 from ..base.errors import (
     AuthError,
@@ -26,7 +24,8 @@ from ..base.errors import (
 )
 from ..base.plain import factory, plain
 from ..net import config
-from ..store.context import Context
+from ..net.connect import Connection
+from ..store.context import Context, TargetOptions
 from ..store.state import validate_issue_number
 from ..text.normalize import (
     body_lines,
@@ -40,6 +39,7 @@ from ..text.normalize import (
     now_iso,
     reveal,
 )
+from ..text.output import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -138,21 +138,37 @@ class BodyOptions:
     reveal_hidden: bool = False
 
 
-def _filters(args: argparse.Namespace) -> Filters:
+@plain(frozen=True)
+class PrOptions:
+    """get_pr_comments.py's options, built at the face: the PR (`target.number`, or --active),
+    how to connect, what to keep (raw: checked by _filters) and what to print."""
+
+    target: TargetOptions = TargetOptions()
+    connection: Connection = Connection()
+    output: Output = Output(format="summary")
+    active: bool = False
+    include_resolved: bool = False
+    no_timeline: bool = False
+    include_system: bool = False
+    file: Optional[str] = None
+    author: Optional[str] = None
+
+
+def _filters(opts: PrOptions) -> Filters:
     """Filters from the command line, checked before any request."""
-    path = args.file
+    path = opts.file
     if path is not None:
         path = path.strip()
         while path.startswith("./"):
             path = path[2:]
         if not path or path.startswith("/"):
-            raise UsageError(f"--file {args.file!r}: a path relative to the repository root")
-    author = args.author.strip() if args.author is not None else None
+            raise UsageError(f"--file {opts.file!r}: a path relative to the repository root")
+    author = opts.author.strip() if opts.author is not None else None
     if author is not None and not author:
         raise UsageError("--author needs a GitHub login")
-    return Filters(include_resolved=args.include_resolved, include_system=args.include_system,
-                   timeline=not args.no_timeline, file=path, author=author,
-                   trusted_only=args.trusted_only)
+    return Filters(include_resolved=opts.include_resolved, include_system=opts.include_system,
+                   timeline=not opts.no_timeline, file=path, author=author,
+                   trusted_only=opts.output.trusted_only)
 
 
 # --------------------------------------------------------------------------- normalisation
@@ -527,12 +543,12 @@ def _active_pr(client: Any, target: config.Target) -> int:
     return pulls[0]["number"]
 
 
-def _context(args: argparse.Namespace, number: Optional[int]) -> Context:
+def _context(opts: PrOptions, number: Optional[int]) -> Context:
     """The resolved target; without --pr, a failure names both parameters (seed 000)."""
     try:
-        return Context(args)
+        return Context(opts.target, opts.connection)
     except UsageError as exc:
-        if number is None and not args.repo:
+        if number is None and not opts.target.repo:
             raise UsageError(f"{exc.message}; no active pull request could be found: pass "
                              "--repo OWNER/NAME (or --owner OWNER --repo NAME) and --pr N")
         raise
@@ -549,19 +565,20 @@ def graphql_url(client: Any, env: Mapping[str, str]) -> str:
 # --------------------------------------------------------------------------- command
 
 
-def get_pr_comments(args: argparse.Namespace) -> Tuple[Dict[str, Any], Optional[str]]:
+def get_pr_comments(opts: PrOptions) -> Tuple[Dict[str, Any], Optional[str]]:
     """get_pr_comments.py: (document, summary text or None)."""
-    filters = _filters(args)
-    number = validate_issue_number(args.number, "--pr") if args.number is not None else None
-    if args.active and number is not None:
+    filters = _filters(opts)
+    number = (validate_issue_number(opts.target.number, "--pr")
+              if opts.target.number is not None else None)
+    if opts.active and number is not None:
         raise UsageError("give --pr N or --active (the PR of the checked-out branch), not both")
-    ctx = _context(args, number)
+    ctx = _context(opts, number)
     client = ctx.client(require_auth=True)  # GitHub's GraphQL API never answers anonymously
     if number is None:
         number = _active_pr(client, ctx.target)
-    opts = BodyOptions(args.max_body_chars, args.reveal_hidden)
+    body = BodyOptions(opts.output.max_body_chars, opts.output.reveal_hidden)
     reader = PullRequestReader(client, graphql_url(client, ctx.env), ctx.target.owner,
-                               ctx.target.name, number, opts)
+                               ctx.target.name, number, body)
     retrieved_at = now_iso()
     meta, threads = reader.threads()
     timeline: List[Dict[str, Any]] = []
@@ -583,7 +600,7 @@ def get_pr_comments(args: argparse.Namespace) -> Tuple[Dict[str, Any], Optional[
         "reviewThreads": chosen.threads, "timelineComments": chosen.timeline,
         "limitations": reader.limitations,
     }
-    text = summary(doc, filters, chosen.notes) if args.format == "summary" else None
+    text = summary(doc, filters, chosen.notes) if opts.output.format == "summary" else None
     return doc, text
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from ..text import normalize
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Dict, List, Optional, Tuple
@@ -30,12 +32,11 @@ ZERO_REVIEWS = {"last_review_id": 0, "last_submitted_at": None, "recent_review_i
 
 
 def _when(text: Optional[str]) -> Optional[_dt.datetime]:
-    if not isinstance(text, str):
+    if not isinstance(text, str) or not normalize.looks_like_time(text):
         return None
-    try:
-        return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    if not normalize.in_range(text):  # the answers' check refuses these first (section 22)
         return None
+    return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def is_dated(raw: Dict[str, Any]) -> bool:
@@ -106,3 +107,25 @@ def review_cursor(handled: List[Dict[str, Any]], previous: Optional[Dict[str, An
     if undated:
         cursor["undated_review_ids"] = sorted(undated)
     return cursor
+
+
+def handled_under(target: Optional[Dict[str, Any]], stored: Optional[Dict[str, Any]]) -> bool:
+    """Every review handled under cursor `target` is handled under cursor `stored` ("already
+    applied" for the review part, CONTRACT sections 21 and 22): (T, I) at or past, the
+    undated ids by inclusion, and the recent ids by inclusion, except when the whole of the
+    target's window lies before the stored cursor's (T_target < T_stored - GRACE: those reviews
+    are all submitted before the stored window, handled by time)."""
+    if not target:
+        return True
+    if not stored or cursor_key(stored) < cursor_key(target):
+        return False
+    if not set(target.get("undated_review_ids") or ()) <= set(
+            stored.get("undated_review_ids") or ()):
+        return False
+    missing = set(target.get("recent_review_ids") or ()) - set(
+        stored.get("recent_review_ids") or ())
+    if not missing:
+        return True
+    t_at, s_at = _when(target.get("last_submitted_at")), _when(stored.get("last_submitted_at"))
+    return (t_at is not None and s_at is not None
+            and t_at < s_at - _dt.timedelta(seconds=GRACE_SECONDS))

@@ -24,10 +24,11 @@ checkpoint's poll hint, so a poll that finds nothing is one conditional request 
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from ..base.errors import ServerError
 from ..base.plain import factory, plain
+from ..base.urls import split_url
 from ..net.client import GitHubClient
 
 TYPE_CHECKING = False
@@ -131,7 +132,7 @@ def window_ending_at(count: int) -> Window:
 def last_page_number(link_url: Optional[str]) -> Optional[int]:
     if not link_url:
         return None
-    values = parse_qs(urlsplit(link_url).query).get("page")
+    values = parse_qs(split_url(link_url, "Link header").query).get("page")
     try:
         return int(values[0]) if values else None
     except ValueError:

@@ -12,8 +12,6 @@ A pull request's reviews are the other stream: review_stream.py (its read), revi
 
 from __future__ import annotations
 
-import re
-
 from ..base.errors import NotFoundError, ServerError
 from ..base.plain import factory, plain, replace
 from ..store import edits, records
@@ -372,9 +370,10 @@ class ConversationStream(Stream):
                        f"comment {comment_id} in {repository}",
                        f"comment {comment_id} not found in {repository} (deleted, or not an "
                        "issue comment)")
-        m = re.search(r"/issues/(\d+)$", str(raw.get("issue_url") or ""))
-        if m and int(m.group(1)) != self.number:
-            raise NotFoundError(f"comment {comment_id} belongs to #{m.group(1)} of "
+        number = normalize.number_at_end(raw.get("issue_url"), "issues",
+                                         f"comment {comment_id} in {repository}")
+        if number is not None and number != self.number:
+            raise NotFoundError(f"comment {comment_id} belongs to #{number} of "
                                 f"{repository}, not #{self.number}", status=None)
         return raw
 
@@ -415,10 +414,16 @@ class ConversationStream(Stream):
         cl = self.comment_list()
         probe = etag = offset = None
         if records.conversation_hint(hint) and hint.get("comment_id") == cursor:
-            if hint.get("etag") and hint.get("page") and hint.get("per_page"):
-                probe, etag = Window(int(hint["page"]), int(hint["per_page"])), hint["etag"]
             if isinstance(hint.get("offset"), int):
                 offset = hint["offset"]
+            if hint.get("etag") and hint.get("page") and hint.get("per_page"):
+                window = Window(int(hint["page"]), int(hint["per_page"]))
+                # A cache, never a blindfold (section 22): the probe is used only when it holds
+                # the place right after the cursor (where the next comment lands), else a 304
+                # of a window that skips it would hide what arrived there.
+                after = offset + 1 if offset is not None else 0
+                if window.start <= after < window.end:
+                    probe, etag = window, hint["etag"]
         try:
             result = Scanner(cl, self.keep).after(cursor, limit, probe=probe, etag=etag,
                                                   offset=offset, sharpen=sharpen)

@@ -11,10 +11,75 @@ import datetime as _dt
 import re
 
 from ..base.errors import ServerError
+from ..base.urls import try_split
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Dict, Optional
+
+
+# One time parser for every answer and state file (CONTRACT section 22): a time GitHub could
+# write lies in 1970..9999 UTC; one outside (year 1 with an offset, 9999-12-31 at -05:00) is
+# not a time, so no comparison or arithmetic on it can overflow later.
+_EARLIEST = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def parse_time(value: Any) -> Optional[_dt.datetime]:
+    """An ISO 8601 time with an offset (`2026-04-23T10:03:00Z`) as an aware datetime in
+    1970..9999 UTC, else None."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if when.tzinfo is None or when.utcoffset() is None:
+            return None
+        utc = when.astimezone(_dt.timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+    return when if utc >= _EARLIEST else None
+
+
+def looks_like_time(value: Any) -> bool:
+    """A string Python reads as a time, whether or not in range."""
+    if not isinstance(value, str) or len(value) > 40:
+        return False
+    try:
+        _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def in_range(value: str) -> bool:
+    """A time Python reads (a naive one taken as UTC) lies in 1970..9999 UTC."""
+    try:
+        when = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=_dt.timezone.utc)
+        return when.astimezone(_dt.timezone.utc) >= _EARLIEST
+    except (ValueError, OverflowError):
+        return False
+
+
+def check_time(value: Any, what: str, field: str) -> Optional[str]:
+    """A string or null; a time outside 1970..9999 is a malformed answer (exit 6)."""
+    check_text(value, what, field)
+    if looks_like_time(value) and not in_range(value):
+        raise ServerError(f"{what}: malformed response: {field} {str(value)[:40]!r} is not a "
+                          "time in 1970..9999")
+    return value
+
+
+def number_at_end(url: Any, segment: str, what: str) -> Optional[int]:
+    """The number after `/segment/` at the end of a URL (an issue_url's), else None; more
+    than 20 digits is a malformed answer (exit 6), never Python's digit-limit crash."""
+    m = re.search(rf"/{segment}/([0-9]+)\Z", url) if isinstance(url, str) else None
+    if not m:
+        return None
+    if len(m.group(1)) > 20:
+        raise ServerError(f"{what}: malformed response: a {segment} number of "
+                          f"{len(m.group(1))} digits")
+    return int(m.group(1))
 
 
 def now_iso() -> str:
@@ -143,9 +208,21 @@ def check_optional_id(value: Any, what: str, field: str) -> Optional[int]:
     return None if value is None else check_id(value, what, field)
 
 
+# No text field GitHub sends is near this long (a body is at most 65,536 characters): a longer
+# one is a hostile answer, refused before it is copied into documents and files (each copy of
+# a 60 MiB string is 60 MiB more resident; CONTRACT section 22).
+MAX_TEXT_CHARS = 1024 * 1024
+
+
 def check_text(value: Any, what: str, field: str) -> Optional[str]:
-    """A string or null, else exit 6 (a time or login of another type never reaches a file)."""
-    if value is None or isinstance(value, str):
+    """A string or null, else exit 6 (a time or login of another type never reaches a file);
+    a string longer than MAX_TEXT_CHARS is exit 6 too."""
+    if value is None:
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT_CHARS:
+            raise ServerError(f"{what}: malformed response: {field} is {len(value):,} "
+                              f"characters, longer than any GitHub field ({MAX_TEXT_CHARS:,})")
         return value
     raise ServerError(f"{what}: malformed response: {field} is {_kind(value)}, not a string")
 
@@ -177,9 +254,17 @@ def check_comment(raw: Any, what: str) -> Dict[str, Any]:
     if not isinstance(raw, dict):
         raise ServerError(f"{what}: malformed response: an item is {_kind(raw)}, not an object")
     check_id(raw.get("id"), what)
-    for name in ("node_id", "author_association", "created_at", "updated_at", "submitted_at",
-                 "html_url", "body", "state", "path", "commit_id", "side", "subject_type"):
+    for name in ("node_id", "author_association", "html_url", "body", "state", "path",
+                 "commit_id", "side", "subject_type"):
         check_text(raw.get(name), what, name)
+    for name in ("html_url", "issue_url", "pull_request_url"):
+        if isinstance(raw.get(name), str) and try_split(raw[name]) is None:
+            raise ServerError(f"{what}: malformed response: {name} is not a URL a parser can "
+                              "read (an unclosed IPv6 bracket or a bad port)")
+    for name in ("created_at", "updated_at", "submitted_at"):
+        check_time(raw.get(name), what, name)
+    for name in ("issue_url", "pull_request_url"):
+        number_at_end(raw.get(name), "issues" if name == "issue_url" else "pulls", what)
     for name in ("line", "start_line", "original_line", "original_start_line", "position"):
         check_number(raw.get(name), what, name)
     for name in ("pull_request_review_id", "in_reply_to_id"):
@@ -246,8 +331,7 @@ def is_trusted(association: Optional[str]) -> bool:
 
 def pull_number(url: Any) -> Optional[int]:
     """The PR number at the end of a `pull_request_url`."""
-    m = re.search(r"/pulls/([0-9]+)\Z", str(url or ""))
-    return int(m.group(1)) if m else None
+    return number_at_end(url, "pulls", "pull request URL")
 
 
 def author_of(raw: Dict[str, Any]) -> Dict[str, Any]:

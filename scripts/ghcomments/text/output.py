@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 
+from ..base.plain import plain
 from .normalize import escape_field
 from .tokens import scrub_text, scrub_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    from typing import Any
+    from typing import Any, Optional
 
 
 def encode_json(doc: Any, files: bool = False) -> bytes:
@@ -41,3 +42,14 @@ def stderr_line(text: str) -> str:
     """A line for stderr: scrubbed, and server text in it unable to start a line or rewrite
     the terminal (CONTRACT section 17)."""
     return escape_field(scrub(text))
+
+
+@plain(frozen=True)
+class Output:
+    """What to print (a command's output flags): --format json|summary, --max-body-chars N,
+    --reveal-hidden and --trusted-only (whose comments are shown at all)."""
+
+    format: str = "json"
+    max_body_chars: Optional[int] = None
+    reveal_hidden: bool = False
+    trusted_only: bool = False

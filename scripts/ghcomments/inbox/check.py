@@ -24,16 +24,25 @@ from ..round.budget import DEFAULT_MAX_TOTAL, Units, allocate, kept_by_kind, uni
 from ..round.layouts import SYSTEM_NOTE, THREADS_NOTE
 from ..store import edits, refs
 from ..store.inbox_file import InboxFile, round_entry
+from ..store.state import check_writable
 from ..text.normalize import now_iso
-from .members import Member, Selection, error_json, read_member, select, start_members
+from .members import (
+    InboxOptions,
+    Member,
+    Selection,
+    error_json,
+    read_member,
+    select,
+    start_members,
+)
 
 # Warnings every pull-request round carries: they alone do not make a quiet round a conversation.
 STANDING_NOTES = (SYSTEM_NOTE, THREADS_NOTE)
 
 
-def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
+def check(opts: InboxOptions, wait: Any, options: Any) -> Dict[str, Any]:
     """The inbox check (with `wait`: one wait over every round)."""
-    sel = select(args)
+    sel = select(opts)
     if not sel.members and not sel.errors:
         if wait is not None:
             from ..base.errors import UsageError
@@ -41,23 +50,23 @@ def check(args: Any, wait: Any, options: Any) -> Dict[str, Any]:
             raise UsageError("--wait: no round is followed here (follow one with --follow REF, "
                              "or check --followed in the work folder that holds them)")
         return _document(sel, [], "", None, more_in=[], unfollowed=[])
-    live = start_members(sel, args, options, wait)
+    live = start_members(sel, opts, options, wait)
     wait_fields = None
     try:
         if wait is not None:
             from .inbox_wait import wait_over
 
-            wait_fields = wait_over(live, wait, args.limit, sel)
+            wait_fields = wait_over(live, wait, opts.limit, sel)
         else:
             last: Optional[BundleError] = None
             for m in live:
-                last = read_member(m, args.limit, sel.client, last)
+                last = read_member(m, opts.limit, sel.client, last)
         unread = [m for m in live if m.error is None and m.reading is None]
         for m in unread:  # the wait's end came before its first read: nothing known
             m.reading = m.rnd.empty_reading(m.previous)
             for batch in m.reading.batches.values():
                 batch.more_available = None
-        held = set(_cut(live, args.max_total)) | {m.key for m in unread}
+        held = set(_cut(live, opts.max_total)) | {m.key for m in unread}
         more_in = [m.key for m in live if m.key in held]  # in round order
         for m in live:
             if m.error is None and m.reading is not None and m.reading.returned:
@@ -125,9 +134,11 @@ def _commit(sel: Selection, live: List[Member], snapshot_id: str) -> Tuple[List[
         inbox = InboxFile(sel.root, sel.folder)
         stack.enter_context(inbox.locked())
         inbox.read()  # a corrupt inbox file is exit 7 before anything is renamed
+        check_writable(inbox.path, "inbox file")  # nor can its write fail after one
         for m in locked:
             try:
                 stored = m.rnd.store.read_checkpoint()
+                check_writable(m.rnd.store.paths.updates, "updates file")
             except StateError as exc:
                 m.error, m.doc = exc, None
                 continue
@@ -161,7 +172,9 @@ def _unfollowed_since_start(m: Member, stored: Any) -> bool:
 def _write_round(m: Member) -> None:
     """The round's updates file as its own check writes it, unless it is quiet and the file
     already holds a snapshot with the same previous and recommended checkpoint (an agent
-    working through that snapshot alone is not disturbed)."""
+    working through that snapshot alone is not disturbed): then only its `poll_hint` is
+    rewritten with this read's hints, the snapshot id kept, so no confirm reinstalls a hint
+    older than this read's (section 22)."""
     doc = m.doc
     try:
         upd = m.rnd.store.read_updates()
@@ -172,6 +185,8 @@ def _write_round(m: Member) -> None:
             and upd.get("previous_checkpoint") == doc["previous_checkpoint"]
             and upd.get("recommended_checkpoint") == doc["recommended_checkpoint"]):
         doc["snapshot_id"] = upd["snapshot_id"]
+        if upd.get("poll_hint") != private["poll_hint"]:
+            m.rnd.store.write_updates(dict(upd, poll_hint=private["poll_hint"]))
         m.rnd.hints.save(settled)
         return
     m.rnd.save_check(private, settled)
