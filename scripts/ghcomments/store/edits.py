@@ -202,6 +202,14 @@ def at_or_past(stored: Optional[Mapping[str, Any]], target: Optional[Mapping[str
         return True
     if stored is None:
         return False
+    if target.get("through") is None or stored.get("through") is None:
+        # no W yet (section 19 turn 5): a stored W is past a target without one; else `seen`
+        if target.get("through") is None and stored.get("through") is not None:
+            return True
+        if target.get("through") is not None:
+            return False
+        return set(map(tuple, target.get("seen") or [])) <= set(
+            map(tuple, stored.get("seen") or []))
     s, t = _t(stored["through"]), _t(target["through"])
     if s != t:
         return s > t
