@@ -861,8 +861,8 @@ def num_or_null: . == null or type == "number";
 def ok_user: . == null or (type == "object" and (.login | str_or_null)
   and (.type | str_or_null));
 def ok_item: type == "object" and (.id | type) == "number" and (.user | ok_user)
-  and all(.body, .created_at, .submitted_at, .html_url, .author_association, .state, .path;
-          str_or_null)
+  and all(.body, .created_at, .updated_at, .submitted_at, .html_url, .author_association,
+          .state, .path; str_or_null)
   and all(.line, .original_line, .position; num_or_null);
 def ok_list: type == "array" and all(.[]; ok_item);
 def ok_pull: type == "object" and all(.title, .state, .html_url, .merged_at; str_or_null);
@@ -880,7 +880,9 @@ def body_fields: {body: .body,
   bodyTruncated: false, hiddenCharacters: (.body | hidden_count)};
 def base($type; $created): {id: .id, author: (.user.login // null),
   authorType: (.user.type // null), authorAssociation: (.author_association // null)}
-  + body_fields + {commentType: $type, createdAt: $created, url: (.html_url // null)};
+  + body_fields + {commentType: $type, createdAt: $created,
+  updatedAt: (if $type == "review" then null else (.updated_at // null) end),
+  lastEditedAt: null, url: (.html_url // null)};
 def inline: base("inline"; .created_at // null) + {line: .line, originalLine: .original_line,
   position: .position, file: (.path // null), state: null};
 def review: base("review"; .submitted_at // null)

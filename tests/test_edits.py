@@ -167,7 +167,11 @@ def test_a_write_without_the_flag_keeps_w_and_adds_only_returned_edited_items():
     out = edits.carry(prev, [item(3, 0, 0, "plain"), item(4, 0, 9, "edited"),
                              item(5, -7200, -7200, "old")])
     assert out["through"] == iso(0) and [e[0] for e in out["seen"]] == [4]
-    assert edits.carry(None, [item(4, 0, 9, "edited")]) is None
+    # Section 19 turn 5: every write keeps `seen`, before a flagged check sets W too
+    first = edits.carry(None, [item(3, 0, 0, "plain"), item(4, 0, 9, "edited")])
+    assert first["through"] is None and [e[0] for e in first["seen"]] == [4]
+    assert edits.valid(first)
+    assert edits.carry(None, [item(3, 0, 0, "plain")]) is None
 
 
 def test_times_later_than_a_day_after_date_are_malformed():
@@ -393,9 +397,16 @@ def test_one_lists_edits_establish_then_report_once_and_idle_at_304(listed):
     assert first.established and first.edited == [] and statuses == [200]
     assert first.record["through"] == created
     fake.advance(30)
+    original = fake.get_comment(ids[0])["body"]
     fake.edit_comment(ids[0], "LGTM, but rename this")
     second, statuses = check(first.record, first.hint)
-    assert [e["id"] for e in second.edited] == [ids[0]] and statuses == [200]
+    # turn 5: the read, then one GraphQL query for the candidate's edit history
+    assert [e["id"] for e in second.edited] == [ids[0]] and statuses == [200, 200]
+    assert fake.requests[-1].path == "/graphql"
+    # the establishing read recorded its hash: the revision with that hash
+    assert second.history[ids[0]]["previous_body_source"] == "seen"
+    assert second.history[ids[0]]["previous_body"] == original
+    assert second.history[ids[0]]["edited_by"] == fake.get_comment(ids[0])["user"]["login"]
     assert second.record["through"] == fake.get_comment(ids[0])["updated_at"]
     third, statuses = check(second.record, second.hint)
     assert third.edited == [] and third.not_modified and statuses == [304]

@@ -682,10 +682,12 @@ CLIENT_QUERIES.update(_writer_mutations())
 def _round_queries() -> dict:
     """The PR round's thread-state queries (ghcomments/streams/threads.py), both ends."""
     _writer_mutations()  # puts scripts/ on sys.path
+    from ghcomments.streams.history import HISTORY_QUERY
     from ghcomments.streams.threads import FROM_THE_END, FROM_THE_START
 
     return {"round_threads_from_the_end": FROM_THE_END,
-            "round_threads_from_the_start": FROM_THE_START}
+            "round_threads_from_the_start": FROM_THE_START,
+            "round_edit_history": HISTORY_QUERY}
 
 
 CLIENT_QUERIES.update(_round_queries())

@@ -117,7 +117,7 @@ def test_an_edit_in_one_round_and_new_comments_in_another(gh, tmp_path):
     # updates file, and the stored checkpoint its confirm writes
     entry = inbox_round(tmp_path, doc["snapshot_id"], KEYS_I[0])
     whole = entry["recommended_checkpoint"]["edits"]
-    assert set(whole) == {"through", "seen"}
+    assert set(whole) == {"through", "seen", "moved_at"}  # turn 5: moved_at = read_at
     assert edited in [e[0] for e in whole["seen"]]
     assert one["recommended_checkpoint"]["edits"] == {"through": whole["through"],
                                                       "seen_count": len(whole["seen"])}

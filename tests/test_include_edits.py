@@ -96,7 +96,7 @@ def test_first_look_establishes_edits_inside_and_outside_its_tail_are_not_report
     watermark = doc["recommended_checkpoint"]["edits"]
     assert set(watermark) == {"through", "seen_count"}  # stdout: the summary only
     private = json.loads(agent.file("updates").read_text())
-    assert set(private["recommended_checkpoint"]["edits"]) == {"through", "seen"}
+    assert set(private["recommended_checkpoint"]["edits"]) == {"through", "seen", "moved_at"}  # turn 5: moved_at = read_at
     assert len(since_reads(issue)) == 1
     agent.confirm(doc["snapshot_id"])
     stored = json.loads(agent.file().read_text())

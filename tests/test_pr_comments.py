@@ -66,7 +66,8 @@ def by(user, body="Please look at this.", **kw):
 
 
 COMMENT_KEYS = ["id", "author", "authorType", "authorAssociation", "body", "bodyChars",
-                "bodyTruncated", "hiddenCharacters", "commentType", "createdAt", "url", "line",
+                "bodyTruncated", "hiddenCharacters", "commentType", "createdAt", "updatedAt",
+                "lastEditedAt", "url", "line",
                 "originalLine", "position", "file", "state"]
 
 

@@ -341,26 +341,85 @@ class PullRequestModel(RoundModel):
 FLAG = "--include-edits"
 
 
-class IssueEditsModel(IssueModel):
+def _time(x):
+    import datetime as _dt
+
+    return _dt.datetime.fromisoformat(x.replace("Z", "+00:00"))
+
+
+def _ahead_of_the_read(fake):
+    """After a read: the data clock past the read's `Date` (the fake's Date follows its data
+    clock here, as GitHub's does), so an edit made after the read is dated after it, as on
+    GitHub (section 19 turn 5 compares GitHub's updated_at with the read's Date)."""
+    import datetime as _dt
+
+    now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+    fake.clock = max(fake.clock, now) + _dt.timedelta(seconds=1)
+
+
+class EditsOracle:
+    """Section 19 turn 5's oracle, shared by both machines: tracking begins at the read of
+    the first confirmed snapshot (with or without the flag); every edit made after it (dated
+    at or after its `tracked_since`: an edit GitHub shows late, dated before, is excused as
+    section 19 says) is returned exactly once, and an edited item the agent was given comes
+    with that text as `previous_body` when GitHub's history holds it."""
+
+    def start_tracking(self):
+        self.known, self.given = {}, {}
+        self.baseline = None    # bodies at the read of the first confirmed snapshot
+        self.tracked = None     # its tracked_since
+        self.dirty = set()      # comments edited after it
+        self.edit_log = []      # every edit: (comment id, its updated_at)
+        self._read_at = 0       # len(edit_log) at the last check's read
+        self._read_bodies = {}
+
+    def logged_edit(self, cid, at):
+        self.edit_log.append((cid, at))
+        if self.baseline is not None and at >= self.tracked:
+            self.dirty.add(cid)
+
+    def begin(self, cp):
+        """The first confirmed snapshot: what its read saw is the baseline."""
+        self.baseline = self._read_bodies
+        self.known.update(self.baseline)
+        since = cp.get("tracked_since") or cp.get("read_at")
+        assert since, f"a checkpoint without read_at: {cp}"
+        self.tracked = _time(since)
+        self.dirty = {cid for cid, at in self.edit_log[self._read_at:] if at >= self.tracked}
+
+    def check_edited(self, items):
+        for c in items:
+            assert self.known.get(c["id"]) != c["body"], \
+                f"edit of {c['id']} returned twice ({c['body']!r})"
+            if c["id"] in self.given and c["previous_body"] is not None:
+                assert c["previous_body"] == self.given[c["id"]], (c, self.given[c["id"]])
+            assert c["previous_body_source"] in ("seen", "original", "as_of",
+                                                 "history_unavailable", "revision_deleted"), c
+
+
+class IssueEditsModel(EditsOracle, IssueModel):
     """The issue machine with edits (CONTRACT section 19): edits of any comment, several in one
     second, some visible late (an `updated_at` up to half an hour old); checks with and without
     --include-edits, --update-state and partial confirms (--through) among the steps; and a
-    third oracle: every edit of a human comment made after the read of the snapshot whose
-    confirm set the watermark is returned exactly once (no report repeats a body the agent
-    already has) before a later confirmed watermark passes it (after settling with the flag,
-    the agent holds every such comment's current text)."""
+    third oracle (section 19 turn 5, EditsOracle): every edit of a human comment made after
+    the read of the first confirmed snapshot — flagged or not, so first asks come on rounds of
+    every age — is returned exactly once (no report repeats a body the agent already has),
+    with the text the agent was given as `previous_body` when GitHub's history holds it,
+    before a later confirmed watermark passes it (after settling with the flag, the agent
+    holds every such comment's current text)."""
 
     settle_most = 2  # with the flag: one more conditional request, answered 304
 
     def __init__(self):
         super().__init__()
-        self.known = {}        # id -> the body the agent was given (confirmed)
-        self.baseline = None   # bodies when the confirmed watermark was first read
-        self.dirty = set()     # comments edited after the baseline
-        self.edit_log = []     # every edit's comment id, in order
-        self._read_at = 0      # len(edit_log) at the last check's read
+        self.start_tracking()
 
     # -- events --------------------------------------------------------------------------------
+    @initialize(initial=st.integers(0, 130))
+    def seed(self, initial):
+        super().seed(initial)
+        self.fake.date_follows_clock = True  # GitHub's Date and its data agree
+
     @rule(n=st.integers(1, 40), bot=st.booleans())
     def arrive(self, n, bot):
         made = self.fake.add_comments(OWNER, NAME, ISSUE, n, step_seconds=1,
@@ -387,9 +446,7 @@ class IssueEditsModel(IssueModel):
                  _dt.datetime.fromisoformat(self.fake.get_comment(cid)["created_at"]
                                             .replace("Z", "+00:00")) + _dt.timedelta(seconds=1))
         self.fake.edit_comment(cid, f"edited {pick} at {self.fake.clock.isoformat()}", at=at)
-        self.edit_log.append(cid)
-        if self.baseline is not None:
-            self.dirty.add(cid)
+        self.logged_edit(cid, at)
 
     # -- the agent -----------------------------------------------------------------------------
     def bodies(self):
@@ -399,17 +456,15 @@ class IssueEditsModel(IssueModel):
         super().took(doc, before)
         if self._checkpoint() == before:
             return
+        if self.baseline is None:
+            # the first confirmed snapshot: tracking begins at its read (edits before it need
+            # not be reported; those after it, even before this confirm, must)
+            self.begin(json.loads(self.agent().file().read_text()))
         for c in doc.get("new_comments") or []:
-            self.known[c["id"]] = c["body"]
+            self.known[c["id"]] = self.given[c["id"]] = c["body"]
         if not partial:
             for c in doc.get("edited_comments") or []:
-                self.known[c["id"]] = c["body"]
-        if self.baseline is None and self.watermark() is not None:
-            # the confirm that set the watermark: what its read saw is the baseline (edits
-            # before it need not be reported; those after it, even before this confirm, must)
-            self.baseline = self._read_bodies
-            self.known.update(self.baseline)
-            self.dirty = set(self.edit_log[self._read_at:])
+                self.known[c["id"]] = self.given[c["id"]] = c["body"]
 
     def watermark(self):
         path = self.agent().file()
@@ -418,12 +473,22 @@ class IssueEditsModel(IssueModel):
     def checked(self, a, *args):
         r = a.check(*args)
         assert r.code == 0, r
-        for c in r.json.get("edited_comments") or []:  # every document, confirmed or not
-            assert self.known.get(c["id"]) != c["body"], \
-                f"edit of {c['id']} returned twice ({c['body']!r})"
+        self.check_edited(r.json.get("edited_comments") or [])  # every document
         self._read_bodies = self.bodies()
         self._read_at = len(self.edit_log)
+        _ahead_of_the_read(self.fake)
         return r
+
+    @rule(limit=st.sampled_from([3, 50]))
+    def update_state(self, limit):
+        """--update-state (a write without the flag; it may write the first checkpoint)."""
+        before = self._checkpoint()
+        r = self.agent().latest("--update-state", "--limit", limit, "--max-pages", 50)
+        assert r.code == 0, r
+        self._read_bodies = self.bodies()
+        self._read_at = len(self.edit_log)
+        _ahead_of_the_read(self.fake)
+        self.took({"new_comments": r.json["comments"]}, before, partial=True)
 
     @rule(limit=st.sampled_from([2, 20, 100]), humans=st.booleans(), flag=st.booleans())
     def check_and_confirm(self, limit, humans, flag=True):
@@ -514,21 +579,23 @@ class IssueEditsModel(IssueModel):
         assert stale == [], f"edits lost: {stale[:10]}"
 
 
-class PullRequestEditsModel(PullRequestModel):
+class PullRequestEditsModel(EditsOracle, PullRequestModel):
     """The pull-request machine with inline comments edited (several in one second) and every
     check, wait and settle passing --include-edits; the third oracle on the inline comments
     of passed reviews: no report repeats a text the agent has, and after settling the agent
-    holds the current text of every one edited after the watermark was first confirmed."""
+    holds the current text of every one edited after tracking began (EditsOracle); checks
+    without the flag come between flagged ones."""
 
     settle_most = 4  # with the flag: one more conditional request per list
 
     def __init__(self):
         super().__init__()
-        self.known = {}
-        self.baseline = None
-        self.dirty = set()
-        self.edit_log = []
-        self._read_at = 0
+        self.start_tracking()
+
+    @initialize(initial=st.integers(0, 6), order=st.sampled_from(["id", "submitted"]))
+    def seed(self, initial, order):
+        super().seed(initial, order)
+        self.fake.date_follows_clock = True  # GitHub's Date and its data agree
 
     def body_of(self, cid):
         return self.fake.store.review_comments[cid].body
@@ -544,33 +611,38 @@ class PullRequestEditsModel(PullRequestModel):
         created = self.fake.store.review_comments[cid].created_at
         at = max(self.fake.clock, created + _dt.timedelta(seconds=1))
         self.fake.edit_review_comment(cid, f"edited {pick} at {at.isoformat()}", at=at)
-        self.edit_log.append(cid)
-        if self.baseline is not None:
-            self.dirty.add(cid)
+        self.logged_edit(cid, at)
 
-    def checked(self, a, *args):
-        r = a.check(FLAG, *args)
+    def checked(self, a, *args, flag=True):
+        r = a.check(*([FLAG] if flag else []), *args)
         assert r.code == 0, r
-        for c in r.json.get("edited_review_comments") or []:
-            assert self.known.get(c["id"]) != c["body"], \
-                f"edit of inline comment {c['id']} returned twice"
+        self.check_edited(r.json.get("edited_review_comments") or [])
         self._read_bodies = {i: self.body_of(i)
                              for i in self.fake.review_comment_ids(OWNER, NAME, PR)}
         self._read_at = len(self.edit_log)
+        _ahead_of_the_read(self.fake)
         return r
 
     def took(self, doc, before):
         super().took(doc, before)
         if self._checkpoint() == before:
             return
+        if self.baseline is None:
+            self.begin(json.loads(self.agent().file().read_text()))
         for c in (doc.get("new_review_comments") or []) + (
                 doc.get("edited_review_comments") or []):
-            self.known[c["id"]] = c["body"]
-        mark = json.loads(self.agent().file().read_text()).get("reviews") or {}
-        if self.baseline is None and mark.get("edits") is not None:
-            self.baseline = self._read_bodies
-            self.known.update(self.baseline)
-            self.dirty = set(self.edit_log[self._read_at:])
+            self.known[c["id"]] = self.given[c["id"]] = c["body"]
+
+    @rule(limit=st.sampled_from([2, 20, 100]))
+    def check_and_confirm_without_the_flag(self, limit):
+        """A check without the flag between flagged ones: it keeps `seen`, and the edits made
+        meanwhile come at the next flagged check."""
+        a = self.agent()
+        r = self.checked(a, "--limit", limit, "--max-pages", 50, flag=False)
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
 
     @rule(limit=st.sampled_from([2, 20, 100]), humans=st.booleans())
     def check_and_confirm(self, limit, humans):
@@ -672,6 +744,19 @@ def repeated_edit_sequence(m):
     m.teardown()
 
 
+def first_ask_sequence(m):
+    """Section 19 turn 5: a round handled without the flag (twice), edits after it, then the
+    first flagged check: it must report them (the first ask), with the handled text."""
+    m.check_and_confirm(limit=20, humans=False, flag=False)
+    m.edit(which="old", pick=1, tick=61, lag=0)
+    m.arrive(n=2, bot=False)
+    m.check_and_confirm(limit=20, humans=False, flag=False)
+    m.edit(which="old", pick=3, tick=1, lag=0)
+    m.edit(which="old", pick=3, tick=0, lag=0)  # twice in one second
+    m.check_and_confirm(limit=20, humans=False, flag=True)
+    m.teardown()
+
+
 def test_the_edit_oracle_fails_without_the_overlap_or_the_dedup(fake, tmp_path_factory,
                                                                   monkeypatch):
     """The third oracle is not vacuous: the fixed sequences pass as built, and fail when the
@@ -689,6 +774,20 @@ def test_the_edit_oracle_fails_without_the_overlap_or_the_dedup(fake, tmp_path_f
         mp.setattr(edits, "is_edit", lambda raw, seen: edits.edited_since_given(raw))
         with pytest.raises(AssertionError, match="returned twice"):
             repeated_edit_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
+
+
+def test_the_first_ask_oracle_fails_when_the_first_flagged_check_only_sets_a_watermark(
+        fake, tmp_path_factory, monkeypatch):
+    """The turn-5 oracle is not vacuous either: the first-ask sequence passes as built and
+    fails when the first flagged check only establishes W (the rule before turn 5)."""
+    from ghcomments.store import edits
+
+    first_ask_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
+    decide = edits.decide
+    with monkeypatch.context() as mp:
+        mp.setattr(edits, "decide", lambda *a, **kw: decide(*a, **dict(kw, floor=None)))
+        with pytest.raises(AssertionError, match="edits lost"):
+            first_ask_sequence(_edits_machine(fake, tmp_path_factory.mktemp("m")))
 
 
 def test_model_subprocess_smoke(fake, tmp_path):

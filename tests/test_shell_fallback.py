@@ -28,8 +28,8 @@ PR = 7
 T0 = dt.datetime(2026, 3, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
 COMMENT_KEYS = {
     "id", "author", "authorType", "authorAssociation", "body", "bodyChars", "bodyTruncated",
-    "hiddenCharacters", "commentType", "createdAt", "url", "line", "originalLine", "position",
-    "file", "state",
+    "hiddenCharacters", "commentType", "createdAt", "updatedAt", "lastEditedAt", "url", "line",
+    "originalLine", "position", "file", "state",
 }
 TOP_KEYS = {
     "repository", "pullRequest", "title", "state", "url", "retrievedAt", "refreshed",
@@ -142,7 +142,8 @@ def test_json_has_the_contract_shape_and_fields(fake, sh_env, feedback):
         "id": t1["comment_ids"][0], "author": "bob", "authorType": "User",
         "authorAssociation": "MEMBER", "body": "Off by one?", "bodyChars": 11,
         "bodyTruncated": False, "hiddenCharacters": 0, "commentType": "inline",
-        "createdAt": "2026-03-01T12:03:00Z",
+        "createdAt": "2026-03-01T12:03:00Z", "updatedAt": "2026-03-01T12:03:00Z",
+        "lastEditedAt": None,  # not over REST (issue 29): GitHub's OpenAPI has no such field
         "url": f"https://github.com/{REPOSITORY}/pull/{PR}#discussion_r{t1['comment_ids'][0]}",
         "line": 12, "originalLine": 12, "position": 4, "file": "src/parser.py", "state": None,
     }
@@ -159,7 +160,8 @@ def test_json_has_the_contract_shape_and_fields(fake, sh_env, feedback):
         "id": feedback["changes"]["id"], "author": "erin", "authorType": "User",
         "authorAssociation": "COLLABORATOR", "body": "Needs tests", "bodyChars": 11,
         "bodyTruncated": False, "hiddenCharacters": 0, "commentType": "review",
-        "createdAt": "2026-03-01T12:05:00Z", "url": feedback["changes"]["html_url"],
+        "createdAt": "2026-03-01T12:05:00Z", "updatedAt": None, "lastEditedAt": None,
+        "url": feedback["changes"]["html_url"],
         "line": None, "originalLine": None, "position": None, "file": None,
         "state": "CHANGES_REQUESTED",
     }

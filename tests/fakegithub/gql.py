@@ -286,7 +286,7 @@ class GComment:
             else max(c.created_at, rv.submitted_at or c.created_at)
         )
         self.updatedAt = c.updated_at
-        self.lastEditedAt = c.updated_at if c.updated_at != c.created_at else None
+        edit_history(self, c, ctx)
         self.authorAssociation = c.association
         self.path = t.path
         self.line = t.line
@@ -325,6 +325,62 @@ class GComment:
         return GPullRequest(self.c.thread.pull, self.ctx)
 
 
+def edit_history(obj, c, ctx) -> None:
+    """`lastEditedAt`, `editor`, `includesCreatedEdit` and `userContentEdits` of a comment
+    from its revisions (a body edit only: a bump of `updated_at` without one adds none)."""
+    last = c.history[-1] if c.history else None
+    obj.lastEditedAt = last.edited_at if last is not None else None
+    obj.editor = GActor(last.editor, ctx) if last is not None else None
+    obj.includesCreatedEdit = bool(c.history)
+
+    def userContentEdits(_info, first=None, after=None, last=None, before=None):
+        newest_first = list(enumerate(reversed(c.history)))
+        return connection(newest_first, lambda t: t[0], lambda t: GUserContentEdit(t[1], ctx),
+                          first=first, after=after, last=last, before=before)
+
+    obj.userContentEdits = userContentEdits
+
+
+class GUserContentEdit:
+    typename = "UserContentEdit"
+
+    def __init__(self, rev: model.Revision, ctx):
+        self.id = rev.node_id
+        self.createdAt = rev.edited_at
+        self.updatedAt = rev.deleted_at or rev.edited_at
+        self.editedAt = rev.edited_at
+        self.deletedAt = rev.deleted_at
+        self.diff = rev.body  # the revision's whole text (observed); null once deleted
+        self.editor = GActor(rev.editor, ctx)
+        self.deletedBy = GActor(rev.editor, ctx) if rev.deleted_at is not None else None
+
+
+class GIssueComment:
+    typename = "IssueComment"
+
+    def __init__(self, c: model.Comment, ctx):
+        self.c, self.ctx = c, ctx
+        self.id = c.node_id
+        self.databaseId = c.id
+        self.fullDatabaseId = c.id
+        self.body = c.body
+        self.bodyText = c.body
+        self.createdAt = c.created_at
+        self.updatedAt = c.updated_at
+        self.authorAssociation = c.association
+        self.isMinimized = False
+        self.minimizedReason = None
+        self.viewerDidAuthor = ctx.viewer is not None and ctx.viewer is c.user
+        issue = c.issue
+        kind = "pull" if issue.pull is not None else "issues"
+        self.url = f"{ctx.html}/{issue.repo.full_name}/{kind}/{issue.number}#issuecomment-{c.id}"
+        edit_history(self, c, ctx)
+
+    @property
+    def author(self):
+        return GActor(self.c.user, self.ctx)
+
+
 class GReview:
     typename = "PullRequestReview"
 
@@ -357,6 +413,8 @@ def wrap_node(obj, ctx):
         return GComment(obj, ctx)
     if isinstance(obj, model.Review):
         return GReview(obj, ctx)
+    if isinstance(obj, model.Comment):
+        return GIssueComment(obj, ctx)
     return None  # a type outside the subset schema
 
 

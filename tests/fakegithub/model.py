@@ -138,6 +138,21 @@ class Comment:
     association: str
     created_at: dt.datetime
     updated_at: dt.datetime
+    history: list = field(default_factory=list)  # Revision, oldest first (edit history)
+
+
+@dataclass(eq=False, slots=True)
+class Revision:
+    """One revision of a comment's body as GitHub's GraphQL `userContentEdits` shows it:
+    the original is recorded (`includesCreatedEdit`) when the first edit is made, each edit
+    adds one; `diff` holds that revision's whole text (observed, not documented), null once
+    the revision was deleted from the history."""
+
+    node_id: str
+    edited_at: dt.datetime
+    body: str | None
+    editor: User
+    deleted_at: dt.datetime | None = None
 
 
 @dataclass(eq=False)
@@ -237,6 +252,7 @@ class ReviewComment:
     original_position: int
     commit_id: str
     original_commit_id: str
+    history: list = field(default_factory=list)  # Revision, oldest first
 
 
 # --------------------------------------------------------------------------- store
@@ -399,12 +415,14 @@ class Store:
         )
         issue.comments.append(comment)
         self.comments[cid] = comment
+        self.nodes[comment.node_id] = comment
         issue.updated_at = max(issue.updated_at, created_at)
         return comment
 
     def delete_comment(self, comment_id: int) -> None:
         comment = self.comments.pop(int(comment_id))
         comment.issue.comments.remove(comment)
+        self.nodes.pop(comment.node_id, None)
 
     # pull requests ----------------------------------------------------------
 

@@ -78,6 +78,10 @@ class FakeGitHub:
         self._hooks: list[Callable] = []
         self._limiter = RateLimiter()
         self._clock = _now_utc()
+        # `Date` is this machine's clock (as http.server sends it); with date_follows_clock,
+        # the later of it and the data clock: GitHub's Date and its data agree, which a test
+        # that moves the data clock ahead (the model test) needs for read_at (section 19)
+        self.date_follows_clock = False
         self.hook_errors = []
 
     def start(self) -> FakeGitHub:
@@ -286,12 +290,14 @@ class FakeGitHub:
                 self._clock = utc(first + count * step)
             return ids
 
-    def edit_comment(self, comment_id: int, body: str, at=None) -> dict:
+    def edit_comment(self, comment_id: int, body: str, at=None, editor: str | None = None
+                     ) -> dict:
         """Edit a comment: its body and ``updated_at`` (``clock``, or ``at``: an earlier time
-        for a write that becomes visible late, a hostile future one)."""
+        for a write that becomes visible late, a hostile future one), and its edit history
+        (GraphQL ``userContentEdits``; ``editor``: who edited it, its author by default)."""
         with self._lock:
             comment = self.store.comments[int(comment_id)]
-            self._edit(comment, body, at)
+            self._edit(comment, body, at, editor)
             return shapes.issue_comment(self._view(), comment)
 
     def touch_comment(self, comment_id: int, at=None) -> dict:
@@ -306,9 +312,31 @@ class FakeGitHub:
                 return shapes.review_comment(self._view(), comment)
             return shapes.issue_comment(self._view(), comment)
 
-    def _edit(self, comment, body: str, at=None) -> None:
+    def _edit(self, comment, body: str, at=None, editor: str | None = None) -> None:
+        when = self._clock if at is None else utc(at)
+        if body != comment.body:  # a body edit: GitHub's edit history gains a revision
+            if not comment.history:  # the original is recorded with the first edit
+                comment.history.append(self._revision(comment, comment.created_at,
+                                                      comment.body, comment.user))
+            who = comment.user if editor is None else self.store.user(editor, "User")
+            comment.history.append(self._revision(comment, when, body, who))
         comment.body = body
-        comment.updated_at = self._clock if at is None else utc(at)
+        comment.updated_at = when
+
+    def _revision(self, comment, when, body, who):
+        from .model import Revision, node_id
+
+        self._revisions = getattr(self, "_revisions", 0) + 1
+        return Revision(node_id("UCE", comment.id, self._revisions), when, body, who)
+
+    def delete_revision(self, comment_id: int, index: int) -> None:
+        """Delete one revision of a comment's edit history (``index`` into its revisions,
+        oldest first): GitHub keeps the entry with ``deletedAt`` and a null ``diff``."""
+        with self._lock:
+            comment = self.store.comments.get(int(comment_id)) or self.store.review_comments[
+                int(comment_id)]
+            rev = comment.history[index]
+            rev.deleted_at, rev.body = self._clock, None
 
     def _post_comment(self, issue, body: str, login: str):
         author = self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
@@ -329,6 +357,12 @@ class FakeGitHub:
         with self._lock:
             return shapes.issue_comment(
                 self._view(), self.store.comments[int(comment_id)]
+            )
+
+    def get_review_comment(self, comment_id: int) -> dict:
+        with self._lock:
+            return shapes.review_comment(
+                self._view(), self.store.review_comments[int(comment_id)]
             )
 
     # pull requests ------------------------------------------------------
@@ -684,10 +718,11 @@ class FakeGitHub:
             review.dismissal_message = message
             return shapes.review(self._view(), review)
 
-    def edit_review_comment(self, comment_id: int, body: str, at=None) -> dict:
+    def edit_review_comment(self, comment_id: int, body: str, at=None,
+                            editor: str | None = None) -> dict:
         with self._lock:
             comment = self.store.review_comments[int(comment_id)]
-            self._edit(comment, body, at)
+            self._edit(comment, body, at, editor)
             return shapes.review_comment(self._view(), comment)
 
     def create_review(
@@ -1187,6 +1222,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:  # the request log is fake.requests
         pass
+
+    def date_time_string(self, timestamp=None) -> str:
+        if timestamp is None and getattr(self.fake, "date_follows_clock", False):
+            timestamp = max(time.time(), self.fake.clock.timestamp())
+        return super().date_time_string(timestamp)
 
     def do_GET(self):
         self._handle()

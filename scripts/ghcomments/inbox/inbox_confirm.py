@@ -61,7 +61,7 @@ def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
                              "alone in between); check it again")
         validate(rnd, target, "the inbox file")
         forward_only(rnd, stored, target, False)
-        store.write_checkpoint(checkpoint_doc(rnd, target))  # the first rename: commit point
+        store.write_checkpoint(checkpoint_doc(rnd, target, entry))  # the first rename: commit point
         written = True
     try:
         upd = store.read_updates()

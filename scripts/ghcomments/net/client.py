@@ -94,6 +94,7 @@ class GitHubClient:
         self.requests = 0
         self.waited = 0.0
         self.rate: Dict[str, str] = {}
+        self.first_date: Optional[str] = None  # `Date` of a read's first answer (section 19)
 
     # -- helpers ---------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -221,6 +222,8 @@ class GitHubClient:
                     "x-ratelimit-reset", "x-ratelimit-resource", "x-poll-interval", "date"):
             if key in resp.headers:
                 self.rate[key] = resp.headers[key]
+        if self.first_date is None and "date" in resp.headers:
+            self.first_date = resp.headers["date"]
 
     @staticmethod
     def _text_of(resp: Response) -> str:

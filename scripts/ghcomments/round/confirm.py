@@ -40,11 +40,17 @@ def check_confirmable(upd: Dict[str, Any], snapshot_id: Optional[str], same_prev
                          "check_issue_updates.py again")
 
 
-def checkpoint_doc(rnd: Round, cursors: Dict[str, Any]) -> Dict[str, Any]:
+def checkpoint_doc(rnd: Round, cursors: Dict[str, Any],
+                   times: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     doc = {"schema_version": SCHEMA_VERSION, "repository": rnd.repository,
            rnd.label: rnd.number}
     doc.update(rnd.checkpoint_fields(cursors))
     doc["saved_at"] = now_iso()
+    for key in ("read_at", "tracked_since"):  # section 19 turn 5: copied, never compared
+        if edits.parse_time((times or {}).get(key)) is not None:
+            doc[key] = times[key]  # type: ignore[index]
+    if not rnd.lacks_watermark(cursors):
+        doc.pop("tracked_since", None)  # a confirm that sets W removes it
     return doc
 
 
@@ -120,11 +126,15 @@ def advance(rnd: Round, target: Dict[str, Any], hints: Dict[str, Any], force: bo
     """--update-state: write the checkpoint at `target` now (forward only)."""
     validate(rnd, target, "the answer")
     with rnd.store.locked():
-        stored = rnd.cursors_of(rnd.store.read_checkpoint())
+        cp = rnd.store.read_checkpoint()
+        stored = rnd.cursors_of(cp)
+        rnd.tracked_since = rnd.tracked_since or rnd.tracked_since_of(cp, stored)
+        if rnd.read_at is None:  # a read that did not go through Round.read (selectors.py)
+            rnd.note_read_at()
         written = not rnd.same(stored, target)
         if written:
             forward_only(rnd, stored, target, force)
-            rnd.store.write_checkpoint(checkpoint_doc(rnd, target))
+            rnd.store.write_checkpoint(checkpoint_doc(rnd, target, rnd.times(target)))
         rnd.hints.save(rnd.hints.matching(target, hints))
     return written
 
@@ -157,7 +167,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                 check_confirmable(upd, snapshot_id, first or rnd.same(stored, snap_prev),
                                   rnd.describe(snap_prev), rnd.describe(stored))
                 forward_only(rnd, stored, target, force)
-                rnd.store.write_checkpoint(checkpoint_doc(rnd, target))
+                rnd.store.write_checkpoint(checkpoint_doc(rnd, target, upd))
             after = rnd.cursors_of(rnd.store.read_checkpoint())
             rnd.hints.save(rnd.hints.matching(after, upd.get("poll_hint")))
     except Interrupted as stop:

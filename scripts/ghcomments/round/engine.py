@@ -58,6 +58,8 @@ class Round:
         self.conversation: ConversationStream = self.streams["conversation"]  # type: ignore
         self.hints = HintCache(store, self.streams, self.warnings)
         self.had_checkpoint = False  # what start() found
+        self.tracked_since: Optional[str] = None  # section 19 turn 5 (start() sets it)
+        self.read_at: Optional[str] = None        # the `Date` of this read's first answer
 
     def stream_args(self) -> Tuple[Any, ...]:
         return (self.client, self.owner, self.repo, self.number, self.max_pages,
@@ -146,7 +148,7 @@ class Round:
                                  "shows them as <U+XXXX>)")
 
     def note_filtered(self, filtered: Dict[str, Dict[str, int]]) -> None:
-        total = sum(sum(v.values()) for v in filtered.values())
+        total = sum(sum(v.values()) for k, v in filtered.items() if k != "edited_no_change")
         if total:
             self.warnings.append(f"{total} item(s) left out by author filters (see "
                                  "filtered_out); the recommended checkpoint moves past them")
@@ -167,6 +169,7 @@ class Round:
             self.warnings.append(f"poll hints inside {self.store.paths.checkpoint} (an older "
                                  "version's) are ignored; the next checkpoint write drops them")
         cursors = self.cursors_of(cp)
+        self.tracked_since = self.tracked_since_of(cp, cursors)
         if after_comment_id is not None:
             conv = (cursors or {}).get("conversation")
             same = conv is not None and conv["last_comment_id"] == after_comment_id
@@ -175,6 +178,70 @@ class Round:
                 "last_comment_created_at": conv.get("last_comment_created_at") if same
                 else None})
         return cursors, self.hints.load(cursors)
+
+    # -- section 19, turn 5: when the bundle began tracking edits ------------------------------
+    FALLBACK_MINUTES = 10
+
+    @staticmethod
+    def lacks_watermark(cursors: Cursors) -> bool:
+        """Some list's cursor has no edit watermark W (no `edits`, or `through` null)."""
+        return any(isinstance(c, dict) and (c.get("edits") or {}).get("through") is None
+                   for c in (cursors or {}).values())
+
+    def tracked_since_of(self, cp: Optional[Dict[str, Any]], cursors: Cursors
+                         ) -> Optional[str]:
+        """The stored `tracked_since`; for a checkpoint written before it (no `read_at`) and
+        without W, `saved_at` minus 10 minutes (this machine's clock: a flagged check warns);
+        None on a first look or once every list has W."""
+        if not cp or not self.lacks_watermark(cursors):
+            return None
+        if edits.parse_time(cp.get("tracked_since")) is not None:
+            return cp["tracked_since"]
+        saved = edits.parse_time(cp.get("saved_at"))
+        if saved is None:
+            return None
+        import datetime as _dt
+
+        fallback = edits.format_time(saved - _dt.timedelta(minutes=self.FALLBACK_MINUTES))
+        if self.options.include_edits:
+            self.warnings.append(
+                f"{self.store.paths.checkpoint} was written before read_at/tracked_since were "
+                f"recorded: edits are reported from its saved_at minus "
+                f"{self.FALLBACK_MINUTES} minutes ({fallback}), a time of this machine's "
+                "clock, not GitHub's")
+        return fallback
+
+    def note_read_at(self) -> None:
+        """`read_at`: the `Date` of this read's first answer, in GitHub's form (whole
+        seconds); one more than a day from this machine's clock is not recorded."""
+        header, self.read_at = self.client.first_date, None
+        if not header:
+            return
+        import datetime as _dt
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(header)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if when is None or when.tzinfo is None:
+            return
+        if abs((when - _dt.datetime.now(_dt.timezone.utc)).total_seconds()) > 86400:
+            self.warnings.append(f"GitHub's Date ({header}) is more than a day from this "
+                                 "machine's clock: read_at is not recorded")
+            return
+        self.read_at = edits.format_time(when)
+
+    def times(self, cursors: Cursors) -> Dict[str, Any]:
+        """The top-level `read_at` and `tracked_since` a snapshot (or a checkpoint written
+        from this read) carries: `tracked_since` while some list has no W."""
+        out: Dict[str, Any] = {}
+        if self.read_at is not None:
+            out["read_at"] = self.read_at
+        since = self.tracked_since or self.read_at
+        if since is not None and self.lacks_watermark(cursors):
+            out["tracked_since"] = since
+        return out
 
     def empty_reading(self, previous: Cursors) -> Reading:
         prev = previous or {}
@@ -186,9 +253,14 @@ class Round:
         """Every stream read after its cursor; each item normalised once, for output."""
         hints = hints or {}
         batches: Dict[str, Batch] = {}
+        self.client.first_date = None  # read_at: this read's first answer
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
             batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+            if self.read_at is None or self.client.first_date is not None:
+                self.note_read_at()
+            stream.tracked_since = self.tracked_since if previous is not None else None
+            stream.read_at = self.read_at
             o = self.options
             batch.edited, batch.edits_left = stream.edits_after(
                 cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
@@ -212,7 +284,12 @@ class Round:
             if batch.edited is not None:  # --include-edits (section 19)
                 stream = self.streams[kind]
                 shown[stream.edits_key] = batch.edited
-                filtered[stream.edits_filtered] = batch.edits_left
+                left = dict(batch.edits_left)
+                no_change = left.pop("edited_no_change", 0)  # not an edit (turn 5)
+                filtered[stream.edits_filtered] = left
+                if no_change:
+                    n = filtered.setdefault("edited_no_change", {"count": 0})
+                    n["count"] += no_change
         return Reading(batches, shown, {k: v for k, v in filtered.items() if v})
 
     # -- --max-total (budget.py): the reading cut to fewer units -------------------------
@@ -309,6 +386,7 @@ class Round:
         cursors, final_hints = self.position(previous, reading)
         private = dict(doc, schema_version=SCHEMA_VERSION,
                        poll_hint={k: h for k, h in final_hints.items() if h is not None})
+        private.update(self.times(cursors))  # section 19 turn 5: never compared
         if after_comment_id is not None:
             private["after_comment_id"] = after_comment_id  # not the checkpoint's cursor
             private["had_checkpoint"] = self.had_checkpoint  # none: the confirm writes the first

@@ -61,6 +61,8 @@ class Monitor(Round):
         out: Dict[str, Any] = dict(filtered.get("conversation") or {})
         if filtered.get("edited_conversation"):  # left-out edits (section 19)
             out["edited_conversation"] = dict(filtered["edited_conversation"])
+        if filtered.get("edited_no_change"):  # an updated_at bump, not an edit (turn 5)
+            out["edited_no_change"] = filtered["edited_no_change"]["count"]
         return out
 
     def writable(self, target: Dict[str, Any]) -> bool:
@@ -151,7 +153,11 @@ class PullRequestRound(Round):
         return f"checkpoint (conversation {conv}, reviews {rev})"
 
     def public_filtered(self, filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
-        return {k: dict(v) for k, v in filtered.items() if v}
+        out: Dict[str, Any] = {k: dict(v) for k, v in filtered.items()
+                               if v and k != "edited_no_change"}
+        if filtered.get("edited_no_change"):  # an updated_at bump, not an edit (turn 5)
+            out["edited_no_change"] = filtered["edited_no_change"]["count"]
+        return out
 
     def public_older(self, reading: Reading) -> Any:
         return {k: reading.batches[k].older_not_returned for k in KINDS}

@@ -90,7 +90,7 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
                         stored = ((previous or {}).get("conversation") or {}).get("edits")
                         target = dict(previous or {}, conversation=with_edits(
                             checkpoint_of(raws[-1]),
-                            edits.carry(stored, raws) if stored else None))
+                            edits.carry(stored, raws)))  # seen kept by every write
                         hint = ConversationStream.hint_for(result, raws[-1]["id"])
                         new_hints = {"conversation": hint}
             else:

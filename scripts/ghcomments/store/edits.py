@@ -111,25 +111,38 @@ def _entry_ok(e: Any) -> bool:
 
 
 def valid(doc: Any) -> bool:
-    """A watermark record of the right shape: a time, and at most one entry per id."""
-    if not isinstance(doc, dict) or set(doc) != {"through", "seen"}:
+    """A watermark record of the right shape: a time (null until a flagged check sets it,
+    section 19 turn 5), at most one entry per id, and optionally `moved_at` (a time)."""
+    if not isinstance(doc, dict) or not {"through", "seen"} <= set(doc) <= {
+            "through", "seen", "moved_at"}:
+        return False
+    if "moved_at" in doc and parse_time(doc["moved_at"]) is None:
         return False
     seen = doc["seen"]
-    if parse_time(doc["through"]) is None or not isinstance(seen, list):
+    if (doc["through"] is not None and parse_time(doc["through"]) is None) or not isinstance(
+            seen, list):
         return False
     if not all(_entry_ok(e) for e in seen):
         return False
     return len({e[0] for e in seen}) == len(seen)
 
 
-def make(through: str, seen: Iterable[Entry]) -> Dict[str, Any]:
+def make(through: Optional[str], seen: Iterable[Entry], moved_at: Optional[str] = None
+         ) -> Dict[str, Any]:
     """A record: `seen` pruned against `through`, ordered by id (a canonical form, so equal
-    positions compare equal)."""
-    return {"through": through, "seen": prune(seen, through)}
+    positions compare equal); `moved_at`: the `read_at` of the read that moved W. Without
+    W (`through` null: no flagged check yet) nothing is pruned but the newest SEEN_CAP."""
+    out = {"through": through, "seen": prune(seen, through)}
+    if moved_at is not None:
+        out["moved_at"] = moved_at
+    return out
 
 
-def prune(seen: Iterable[Entry], through: str) -> List[Entry]:
+def prune(seen: Iterable[Entry], through: Optional[str]) -> List[Entry]:
     """The entries a `since` read from W - 1 hour can meet again, ordered by id."""
+    if through is None:
+        kept = sorted((list(e) for e in seen), key=lambda e: _t(e[1]))[-SEEN_CAP:]
+        return sorted(kept, key=lambda e: e[0])
     floor = _t(through) - _dt.timedelta(seconds=OVERLAP_SECONDS)
     return sorted((list(e) for e in seen if _t(e[1]) >= floor), key=lambda e: e[0])
 
@@ -189,6 +202,14 @@ def at_or_past(stored: Optional[Mapping[str, Any]], target: Optional[Mapping[str
         return True
     if stored is None:
         return False
+    if target.get("through") is None or stored.get("through") is None:
+        # no W yet (section 19 turn 5): a stored W is past a target without one; else `seen`
+        if target.get("through") is None and stored.get("through") is not None:
+            return True
+        if target.get("through") is not None:
+            return False
+        return set(map(tuple, target.get("seen") or [])) <= set(
+            map(tuple, stored.get("seen") or []))
     s, t = _t(stored["through"]), _t(target["through"])
     if s != t:
         return s > t
@@ -200,6 +221,10 @@ def behind(target: Optional[Mapping[str, Any]], stored: Optional[Mapping[str, An
     if stored is None:
         return False
     if target is None:
+        return True
+    if stored.get("through") is None:
+        return False
+    if target.get("through") is None:
         return True
     return _t(target["through"]) < _t(stored["through"])
 
@@ -304,12 +329,14 @@ class Decision:
         self.record: Optional[Dict[str, Any]] = None  # the watermark the cursor carries
         self.established = False
         self.warnings: List[str] = []
+        self.history: Dict[int, Dict[str, Any]] = {}  # id -> edit history (history.py)
 
 
 def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[str, Any]],
            whole: bool, at_or_before: Any, returned_new: Sequence[Mapping[str, Any]],
            limit: Optional[int], reason: Any, establish_from: Optional[str],
-           what: str = "the comment list", bound: Optional[_dt.datetime] = None
+           what: str = "the comment list", bound: Optional[_dt.datetime] = None,
+           floor: Optional[str] = None, lookup: Any = None, read_at: Optional[str] = None
            ) -> Decision:
     """One flagged check of one list.
 
@@ -326,25 +353,40 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     establish_from  the `since` the establishing read used (a GitHub time), if any: W when
                   that read met nothing, else EPOCH (an empty list)
     bound         the read's `Date` + 1 hour: W never moves past it (see newest_updated)
+    floor         without W (a first ask): `tracked_since`, from when edits are reported
+                  (None: a first look, the read is only the baseline)
+    lookup        (candidates, seen by id, handled_at) -> {id: what GitHub's edit history
+                  says} (streams/history.py); an item it says was not edited since it was
+                  handled (`no_change`) is left out as `edited_no_change`
+    read_at       this read's `Date` (GitHub's clock): `moved_at` when W moves
     """
     d = Decision()
     since_by_id = {r["id"]: r for r in since_items}
     new_ids = {r["id"] for r in returned_new}
     new_pairs = given(returned_new, [since_by_id[i] for i in new_ids if i in since_by_id])
-    if previous is None:
+    first = previous is None or previous.get("through") is None
+    prev_seen = list(previous["seen"]) if previous is not None else []
+    if first and parse_time(floor) is None:
         # Establish: this read is the baseline; nothing is reported. Every pair it met is
         # taken as given, so an edit made before now is not reported next time.
         through = newest_updated(since_items, establish_from, bound) or EPOCH
         base = [entry_of(r) for r in since_items if r["id"] not in new_ids]
-        d.record = make(through, merge(base, new_pairs))
+        d.record = make(through, merge(merge(prev_seen, base), new_pairs), read_at)
         d.established = True
         return d
-    seen = index(previous["seen"])
+    seen = index(prev_seen)
+    floor_t = _t(floor) if first else None  # type: ignore[arg-type]
+    handled_at = floor if first else (previous.get("moved_at")  # type: ignore[union-attr]
+                                      or previous["through"])  # type: ignore[index]
     passed: List[Entry] = []
     candidates = []
     new_ids_seen = {e[0] for e in new_pairs}
     undecided: List[Mapping[str, Any]] = []
     for raw in since_items:
+        if floor_t is not None and _t(raw["updated_at"]) < floor_t:
+            if raw["id"] not in new_ids_seen:  # before tracking began: the baseline
+                passed.append(entry_of(raw))
+            continue
         if is_edit(raw, seen):
             if raw["id"] in new_ids_seen:
                 continue
@@ -355,10 +397,17 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
                 candidates.append(raw)
         elif raw["id"] in seen:
             passed.append(entry_of(raw))  # a bump with the same text: keep its newer pair
+    no_change_before = handled_at if first else format_time(
+        _t(handled_at) - _dt.timedelta(seconds=OVERLAP_SECONDS))  # a write visible late
+    d.history = lookup(candidates, seen, handled_at, no_change_before) if (
+        lookup and candidates) else {}
     kept = 0
     for raw in candidates:
         why = reason(raw) if reason else None
-        if why is not None:
+        if (d.history.get(raw["id"]) or {}).get("no_change"):
+            d.left_out.append((raw, "edited_no_change"))
+            passed.append(entry_of(raw))
+        elif why is not None:
             d.left_out.append((raw, why))
             passed.append(entry_of(raw))
         elif limit is not None and kept >= limit:
@@ -369,15 +418,25 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
             passed.append(entry_of(raw))
     d.cut.extend(undecided)  # like edits beyond --limit: reported by a later check
     moved = whole and not d.cut
-    through = newest_updated(since_items, previous["through"], bound) if moved else \
-        previous["through"]
-    merged = merge(merge(previous["seen"], passed), new_pairs)
-    record = make(through, merged)
+    if first:
+        through = (newest_updated(since_items, establish_from, bound) or EPOCH) if moved \
+            else None
+    else:
+        through = newest_updated(since_items, previous["through"], bound) if moved else \
+            previous["through"]  # type: ignore[index]
+    # moved_at: the read whose confirm last moved W (kept while W stays: the record, and the
+    # probe keyed by its digest, stay the same on an idle poll)
+    old_through = (previous or {}).get("through")
+    moved_at = read_at if (moved and through != old_through) else (previous or {}).get(
+        "moved_at")
+    merged = merge(merge(prev_seen, passed), new_pairs)
+    record = make(through, merged, moved_at)
+    d.established = first and moved
     if len(record["seen"]) > SEEN_CAP:
         # Re-establish: every pair this read met counts as given; keep the newest SEEN_CAP.
-        through = newest_updated(since_items, through, bound) or through
+        through = newest_updated(since_items, through, bound) or through or EPOCH
         everything = [entry_of(r) for r in since_items]
-        record = make(through, merge(merged, everything))
+        record = make(through, merge(merged, everything), read_at)
         if len(record["seen"]) > SEEN_CAP:
             record["seen"] = sorted(sorted(record["seen"], key=lambda e: _t(e[1]))[-SEEN_CAP:],
                                     key=lambda e: e[0])
@@ -394,11 +453,12 @@ def carry(previous: Optional[Mapping[str, Any]], returned: Sequence[Mapping[str,
     returned items that were ever edited (`updated_at` != `created_at`) added to `seen`, so
     an item returned as new is not reported as edited later unless it changes again. Only
     those: `seen` grows with no cap while the flag is off (only a flagged check applies it).
-    None stays None (no watermark until a flagged check establishes one)."""
-    if previous is None:
-        return None
+    Without a stored record, one with `through` null holds them (section 19, turn 5: every
+    write keeps `seen`, so a first flagged check does not report them); none when empty."""
     pairs = [entry_of(r) for r in returned if edited_since_given(r)]
-    return make(previous["through"], merge(previous["seen"], pairs))
+    if previous is None:
+        return make(None, pairs) if pairs else None
+    return make(previous["through"], merge(previous["seen"], pairs), previous.get("moved_at"))
 
 
 def after_cut(stored: Optional[Mapping[str, Any]], record: Optional[Mapping[str, Any]],
@@ -413,8 +473,11 @@ def after_cut(stored: Optional[Mapping[str, Any]], record: Optional[Mapping[str,
     old = index(stored["seen"]) if valid(stored) else {}
     seen = [e for e in record["seen"] if e[0] not in ids] + [old[i] for i in ids if i in old]
     if edits_dropped and valid(stored):
-        return make(stored["through"], merge(stored["seen"], seen))  # type: ignore[index]
-    return make(record["through"], seen)
+        return make(stored["through"], merge(stored["seen"], seen),  # type: ignore[index]
+                    stored.get("moved_at"))  # type: ignore[union-attr]
+    if edits_dropped and record.get("through") is not None and stored is None:
+        return make(None, seen) if seen else None  # a first ask cut: W not set yet
+    return make(record["through"], seen, record.get("moved_at"))
 
 
 def summarize(doc: Any) -> Any:
@@ -433,8 +496,8 @@ def partial(stored: Optional[Mapping[str, Any]], snapshot: Any, passed: Iterable
     """The watermark a partial confirm (`--through`) writes: W kept (a write without the
     flag), the snapshot's pairs of the comments it passes added. None without a stored one;
     a snapshot watermark of the wrong shape adds nothing."""
-    if stored is None:
-        return None
     ids = set(passed)
     pairs = [e for e in snapshot["seen"] if e[0] in ids] if valid(snapshot) else []
-    return make(stored["through"], merge(stored["seen"], pairs))
+    if stored is None:
+        return make(None, pairs) if pairs else None
+    return make(stored["through"], merge(stored["seen"], pairs), stored.get("moved_at"))

@@ -34,6 +34,7 @@ INBOX_LOCK = ".inbox.lock"
 SNAPSHOTS_KEPT = 4
 ROUND_FIELDS = ("key", "snapshot_id", "had_checkpoint", "previous_sha256",
                 "recommended_checkpoint", "unfollowed")
+TIME_FIELDS = ("read_at", "tracked_since")  # section 19 turn 5: optional, never compared
 
 
 def canonical_json(value: Any) -> bytes:
@@ -50,7 +51,10 @@ def cursor_sha256(cursor: Any) -> Optional[str]:
 
 
 def _valid_round(entry: Any) -> bool:
-    if not isinstance(entry, dict) or set(entry) != set(ROUND_FIELDS):
+    if not isinstance(entry, dict) or not set(ROUND_FIELDS) <= set(entry) <= set(
+            ROUND_FIELDS + TIME_FIELDS):
+        return False
+    if not all(isinstance(entry[k], str) for k in TIME_FIELDS if k in entry):
         return False
     sha = entry["previous_sha256"]
     return (is_key(entry["key"]) and isinstance(entry["snapshot_id"], str)
@@ -133,12 +137,16 @@ class InboxFile:
         return changed
 
 
-def round_entry(key: str, snapshot_id: str, previous: Any, recommended: Any) -> Dict[str, Any]:
+def round_entry(key: str, snapshot_id: str, previous: Any, recommended: Any,
+                times: Any = None) -> Dict[str, Any]:
     """One round of an inbox snapshot: `previous` and `recommended` in the round's public
-    spelling (section 5's or 12's checkpoint object; None: no checkpoint)."""
-    return {"key": key, "snapshot_id": snapshot_id, "had_checkpoint": previous is not None,
-            "previous_sha256": cursor_sha256(previous), "recommended_checkpoint": recommended,
-            "unfollowed": False}
+    spelling (section 5's or 12's checkpoint object; None: no checkpoint); `times`: its
+    `read_at` and `tracked_since` (section 19 turn 5)."""
+    out = {"key": key, "snapshot_id": snapshot_id, "had_checkpoint": previous is not None,
+           "previous_sha256": cursor_sha256(previous), "recommended_checkpoint": recommended,
+           "unfollowed": False}
+    out.update({k: v for k, v in (times or {}).items() if k in TIME_FIELDS})
+    return out
 
 
 __all__ = ["INBOX_NAME", "InboxFile", "SNAPSHOTS_KEPT", "canonical_json", "cursor_sha256",

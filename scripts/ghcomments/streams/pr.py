@@ -60,6 +60,8 @@ fragment ReviewCommentFields on PullRequestReviewComment {
   authorAssociation
   body
   createdAt
+  updatedAt
+  lastEditedAt
   url
   path
   line
@@ -237,15 +239,20 @@ def _int_id(value: Any) -> Optional[int]:
 def _comment(*, cid: Any, author: Tuple[Optional[str], Optional[str]], association: Any,
              body: Any, kind: str, created_at: Any, url: Any, opts: BodyOptions,
              line: Any = None, original_line: Any = None, position: Any = None,
-             file: Any = None, state: Any = None) -> Dict[str, Any]:
-    """One comment in the shared shape (the shell fallback emits the same names)."""
+             file: Any = None, state: Any = None, updated_at: Any = None,
+             last_edited_at: Any = None) -> Dict[str, Any]:
+    """One comment in the shared shape (the shell fallback emits the same names).
+    `updatedAt` moves on any change (an edit, a re-anchored line); `lastEditedAt` is a body
+    edit's time, which only GraphQL gives (null for the REST items: reviews and
+    conversation comments; a review has no `updated_at` over REST either)."""
     cut = cut_body(body, opts.max_body_chars, opts.reveal_hidden)
     return {
         "id": cid, "author": author[0], "authorType": author[1],
         "authorAssociation": association,
         "body": cut["body"], "bodyChars": cut["body_chars"],
         "bodyTruncated": cut["body_truncated"], "hiddenCharacters": cut["hidden_characters"],
-        "commentType": kind, "createdAt": created_at, "url": url,
+        "commentType": kind, "createdAt": created_at, "updatedAt": updated_at,
+        "lastEditedAt": last_edited_at, "url": url,
         "line": line, "originalLine": original_line, "position": position,
         "file": file, "state": state,
     }
@@ -254,7 +261,8 @@ def _comment(*, cid: Any, author: Tuple[Optional[str], Optional[str]], associati
 def inline_comment(node: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
     """A GraphQL review-thread comment."""
     what = "review thread comment"
-    for name in ("authorAssociation", "body", "createdAt", "url", "path"):
+    for name in ("authorAssociation", "body", "createdAt", "updatedAt", "lastEditedAt", "url",
+                 "path"):
         check_text(node.get(name), what, name)
     for name in ("line", "originalLine", "position"):
         check_number(node.get(name), what, name)
@@ -262,7 +270,8 @@ def inline_comment(node: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
                     association=node.get("authorAssociation"), body=node.get("body"),
                     kind="inline", created_at=node.get("createdAt"), url=node.get("url"),
                     opts=opts, line=node.get("line"), original_line=node.get("originalLine"),
-                    position=node.get("position"), file=node.get("path"))
+                    position=node.get("position"), file=node.get("path"),
+                    updated_at=node.get("updatedAt"), last_edited_at=node.get("lastEditedAt"))
 
 
 def review_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
@@ -280,7 +289,7 @@ def issue_comment(raw: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
     return _comment(cid=raw.get("id"), author=_rest_user(raw.get("user")),
                     association=raw.get("author_association"), body=raw.get("body"),
                     kind="issue_comment", created_at=raw.get("created_at"),
-                    url=raw.get("html_url"), opts=opts)
+                    url=raw.get("html_url"), opts=opts, updated_at=raw.get("updated_at"))
 
 
 def thread_of(node: Dict[str, Any], comments: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -176,6 +176,7 @@ class EditRead:
     truncated: bool = False                  # --max-pages cut the read
     not_modified: bool = False               # every probe answered 304
     established: bool = False
+    history: Dict[int, Dict[str, Any]] = field(default_factory=dict)  # id -> history.py's
     pages: int = 0
     warnings: List[str] = field(default_factory=list)
 
@@ -184,18 +185,32 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
                establish_from: Optional[str], at_or_before: Callable[[int], bool],
                returned_new: Sequence[Mapping[str, Any]], limit: Optional[int],
                reason: Optional[Callable[[Mapping[str, Any]], Optional[str]]],
-               max_pages: int, hint: Optional[Mapping[str, Any]]) -> EditRead:
+               max_pages: int, hint: Optional[Mapping[str, Any]],
+               tracked_since: Optional[str] = None, read_at: Optional[str] = None
+               ) -> EditRead:
     """One list's part of a flagged check (see the module docstring). `previous`: the
     stored watermark (None: establish one at `establish_from`, a GitHub time A: the read
     starts an hour before it and W is at least A, so every later read, from W - 1 hour on,
     meets only pairs this read recorded or later ones; from 1970 on a list with nothing to
-    date it)."""
+    date it).
+
+    Without W (no record, or `through` null) and with `tracked_since` (section 19, turn 5:
+    the first ask), the read starts an hour before the earlier of the anchor and
+    `tracked_since`, and the edits made since `tracked_since` are reported; each candidate's
+    edit history is read over GraphQL (history.py: one query per 100, none without one)."""
     out = EditRead()
     if previous is not None and not edits.valid(previous):
         previous = None
-    if previous is None:  # the id read's Date bounds the anchor (a hostile created_at)
+    first = previous is None or previous.get("through") is None
+    if first:  # the id read's Date bounds the anchor (a hostile created_at)
         establish_from = edits.anchor_within(establish_from, client.rate.get("date"))
-    want = edits.since_of(previous["through"]) if previous else (
+        if edits.parse_time(tracked_since) is not None and (
+                edits.parse_time(establish_from) is None
+                or edits.parse_time(tracked_since) < edits.parse_time(establish_from)):
+            establish_from = tracked_since
+    else:
+        tracked_since = None
+    want = edits.since_of(previous["through"]) if not first else (  # type: ignore[index]
         edits.since_of(establish_from) if edits.parse_time(establish_from) else edits.EPOCH)
     url_since, probe = want, None
     if (previous is not None and valid_edits_hint(hint) and hint["record"] == digest(previous)
@@ -203,17 +218,31 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
                                            and _reusable(hint["since"], want)))):
         url_since, probe = hint["since"], {"since": hint["since"], "probes": hint["probes"]}
     r = read(client, path, what, url_since, max_pages, probe)
+
+    def lookup(candidates: Sequence[Mapping[str, Any]], seen: Mapping[int, Any],
+               handled_at: Optional[str], no_change_before: Optional[str]
+               ) -> Dict[int, Dict[str, Any]]:
+        from . import history  # only a check that found a candidate edit asks GraphQL
+
+        nodes = history.fetch(client, candidates, out.warnings)
+        return {c["id"]: history.describe(
+            c, (nodes or {}).get(c.get("node_id")),  # type: ignore[arg-type]
+            (seen.get(c["id"]) or [None, None, None])[2], handled_at, nodes is not None,
+            no_change_before)
+            for c in candidates}
+
     out.pages, out.not_modified, out.truncated = r.pages, r.not_modified, not r.whole
     out.warnings.extend(r.warnings)
     floor = edits.parse_time(want)
     items = [i for i in r.items if (edits.parse_time(i.get("updated_at")) or floor) >= floor]
     d = edits.decide(previous, items, r.whole and not r.not_modified, at_or_before,
                      returned_new, limit, reason, establish_from, what,
-                     edits.date_bound(r.date))
+                     edits.date_bound(r.date), floor=tracked_since if first else None,
+                     lookup=lookup, read_at=read_at)
     out.edited = list(d.edited)  # type: ignore[arg-type]
     for _raw, why in d.left_out:
         out.left_out[why] = out.left_out.get(why, 0) + 1
-    out.record, out.established = d.record, d.established
+    out.record, out.established, out.history = d.record, d.established, d.history
     out.more_available = bool(d.cut)
     out.warnings.extend(d.warnings)
     probes = r.probes if (r.whole or r.not_modified) else []

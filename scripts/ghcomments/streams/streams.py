@@ -86,6 +86,24 @@ def with_edits(cursor: Optional[Dict[str, Any]], record: Optional[Dict[str, Any]
     return out
 
 
+def with_history(shown: Dict[str, Any], info: Optional[Dict[str, Any]],
+                 max_body_chars: Optional[int], reveal_hidden: bool) -> Dict[str, Any]:
+    """An edited item with what its edit history says (section 19, turn 5): `edited_by`,
+    `last_edited_at`, `previous_body` (untrusted text, cut and counted as bodies are) and
+    `previous_body_source`."""
+    info = info or {"previous_body_source": "graphql_unavailable"}
+    prev = info.get("previous_body")
+    fields = normalize.cut_body(prev, max_body_chars, reveal_hidden)
+    out = dict(shown)
+    out.update({"edited_by": info.get("edited_by"), "last_edited_at": info.get("last_edited_at"),
+                "previous_body": fields["body"],
+                "previous_body_source": info.get("previous_body_source"),
+                "previous_body_chars": fields["body_chars"],
+                "previous_hidden_characters": fields["hidden_characters"],
+                "previous_body_truncated": fields["body_truncated"]})
+    return out
+
+
 def get_item(client: Any, path: str, what: str, missing: str) -> Dict[str, Any]:
     """One object by id (a comment, a review): 404 becomes exit 4 saying `missing`."""
     try:
@@ -116,6 +134,8 @@ class Stream:
         self.keep = keep
         self.reason = reason or (lambda _raw: None)  # why a raw item is left out, or None
         self.pages = 0
+        self.tracked_since: Optional[str] = None  # section 19 turn 5: set by the round
+        self.read_at: Optional[str] = None
         self.label = f"{owner}/{repo}#{number}"
 
     # -- cursors and hints (typed records: records.py) ----------------------------------------
@@ -227,10 +247,12 @@ class Stream:
         base = batch.cursor if batch.cursor is not None else previous
         if base is None:  # a first look at an empty list: no cursor to carry a watermark
             return ([] if flagged else None), left
-        if flagged and stored is None and batch.more_available is not False:
-            # Establishing reports nothing: wait for the check that reaches the end of the
-            # list, where the newest comment bounds the read (a batch cut short does not)
-            return [], left
+        first = stored is None or stored.get("through") is None
+        if flagged and first and batch.more_available is not False:
+            # W is set (and a first ask answered) by the check that reaches the end of the
+            # list, where the newest comment bounds the read (a batch cut short does not);
+            # until then the returned items are recorded as given
+            flagged, shown = False, []
         if flagged:
             from . import since  # only a flagged check reads `since` windows
 
@@ -238,17 +260,20 @@ class Stream:
                 self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
                 stored if previous is not None else None,
                 self.establish_from(previous, batch), self.handled(previous, batch),
-                self.returned(batch), limit, self.reason, self.max_pages, old_hint)
+                self.returned(batch), limit, self.reason, self.max_pages, old_hint,
+                self.tracked_since, self.read_at)
             self.pages += er.pages
             self.warnings.extend(er.warnings)
-            shown = [self.present_edit(r, max_body_chars, reveal_hidden) for r in er.edited]
+            shown = [with_history(self.present_edit(r, max_body_chars, reveal_hidden),
+                                  er.history.get(r["id"]), max_body_chars, reveal_hidden)
+                     for r in er.edited]
             left = dict(er.left_out)
             record, new_hint = er.record, er.hint
             if er.more_available or er.truncated:  # edits left for a later check
                 batch.more_available = True
             batch.truncated = batch.truncated or er.truncated
         else:
-            record = edits.carry(stored, self.returned(batch)) if stored else None
+            record = edits.carry(stored, self.returned(batch))
             new_hint = old_hint
         batch.cursor = with_edits(base, record)
         if isinstance(batch.hint, dict):
