@@ -49,7 +49,7 @@ from ghcomments.options import CheckOptions, LatestOptions
 from ghcomments.round.engine import Round
 from ghcomments.round.filters import parse_ignore
 from ghcomments.round.layouts import Monitor, PullRequestRound
-from ghcomments.round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Options
+from ghcomments.round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, RoundOptions
 from ghcomments.store.context import TargetOptions
 from ghcomments.store.state import StateLocation
 from ghcomments.text.output import Output
@@ -103,9 +103,9 @@ def _inbox(opts: Opts, **extra: Any) -> Any:
 
 # --------------------------------------------------------------------------- the rounds
 
-def _options(opts: Opts) -> Options:
+def _options(opts: Opts) -> RoundOptions:
     out = opts.output
-    return Options(max_body_chars=out.max_body_chars, reveal_hidden=out.reveal_hidden,
+    return RoundOptions(max_body_chars=out.max_body_chars, reveal_hidden=out.reveal_hidden,
                    trusted_only=out.trusted_only, humans_only=opts.humans_only,
                    ignore=parse_ignore(opts.ignore_author), include_system=opts.include_system,
                    include_edits=getattr(opts, "include_edits", False))

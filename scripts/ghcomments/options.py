@@ -41,7 +41,7 @@ class CheckOptions:
     follow: tuple = ()                 # the REFs as given
     followed: bool = False
     max_total: Optional[int] = None
-    ignore_author: tuple = ()          # as given: checked when the round's Options are built
+    ignore_author: tuple = ()          # as given: checked when the round's options are built
     humans_only: bool = False
     include_system: bool = False
 

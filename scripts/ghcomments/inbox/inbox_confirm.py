@@ -21,7 +21,7 @@ from ..base.errors import StateError, UsageError
 from ..base.interrupt import Interrupted
 from ..round.confirm import already_applied, checkpoint_doc, forward_only, validate
 from ..round.layouts import Monitor, PullRequestRound
-from ..round.reading import DEFAULT_MAX_PAGES, Options
+from ..round.reading import DEFAULT_MAX_PAGES, RoundOptions
 from ..store import refs
 from ..store.following import store_for
 from ..store.inbox_file import InboxFile, cursor_sha256
@@ -42,7 +42,7 @@ def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, where: StateL
                        suffix="-pr" if ref.is_pull else "")
         kind = PullRequestRound if ref.is_pull else Monitor
         out.append((entry, kind(None, ref.owner, ref.repo, ref.number,
-                                store_for(ref, paths, host), Options(), DEFAULT_MAX_PAGES)))
+                                store_for(ref, paths, host), RoundOptions(), DEFAULT_MAX_PAGES)))
     out.sort(key=lambda pair: refs.sort_key(refs.parse_ref(pair[0]["key"], api_url)))
     return out
 

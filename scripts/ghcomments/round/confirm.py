@@ -16,7 +16,7 @@ from ..base.interrupt import Interrupted
 from ..store import edits, records
 from ..store.state import SCHEMA_VERSION
 from ..streams import review_order
-from ..streams.streams import cursor_part
+from ..streams.stream import cursor_part
 from ..text.normalize import now_iso
 from .engine import Round
 from .reading import Cursors, interrupted_doc

@@ -25,12 +25,13 @@ from ..base.errors import UsageError
 from ..base.interrupt import Interrupted
 from ..store import edits
 from ..store.state import SCHEMA_VERSION, StateStore
-from ..streams.streams import Batch, ConversationStream, Stream
+from ..streams.conversation import ConversationStream
+from ..streams.stream import Batch, Stream
 from ..text import normalize
 from ..text.normalize import now_iso
 from .filters import whoami
 from .hints import HintCache
-from .reading import Cursors, Options, Reading, interrupted_doc
+from .reading import Cursors, Reading, RoundOptions, interrupted_doc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -46,7 +47,7 @@ class Round:
     edit_keys: Tuple[str, ...] = ("edited_comments",)  # with --include-edits (section 19)
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, store: StateStore,
-                 options: Options, max_pages: int) -> None:
+                 options: RoundOptions, max_pages: int) -> None:
         self.client = client
         self.owner, self.repo, self.number = owner, repo, number
         self.repository = f"{owner}/{repo}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..base.errors import StateError
 from ..store.state import StateStore
-from ..streams.streams import Stream
+from ..streams.stream import Stream
 from .reading import Cursors
 
 TYPE_CHECKING = False

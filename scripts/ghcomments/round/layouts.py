@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ..base.errors import StateError, UsageError
 from ..store import edits, records
-from ..streams.streams import ConversationStream, Stream, checkpoint_of, cursor_part, with_edits
+from ..streams.conversation import ConversationStream
+from ..streams.stream import Stream, checkpoint_of, cursor_part, with_edits
 from .engine import Round
 from .reading import Cursors, Reading
 

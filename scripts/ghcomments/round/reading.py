@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..base.interrupt import Interrupted
 from ..base.plain import factory, plain
 from ..store import edits
-from ..streams.streams import Batch
+from ..streams.stream import Batch
 from .filters import AuthorFilter
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ DEFAULT_LIMIT = 20
 DEFAULT_MAX_PAGES = 10
 
 
-class Options:
+class RoundOptions:
     """What shapes the items shown: body cut, escapes, whose comments count, system reviews."""
 
     def __init__(self, max_body_chars: Optional[int] = None, reveal_hidden: bool = False,

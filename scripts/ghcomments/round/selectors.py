@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from ..base.interrupt import Interrupted
 from ..store import edits
+from ..streams.conversation import ConversationStream
 from ..streams.review_stream import ReviewStream
-from ..streams.streams import Batch, ConversationStream, checkpoint_of, cursor_part, with_edits
+from ..streams.stream import Batch, checkpoint_of, cursor_part, with_edits
 from ..text import normalize
 from .confirm import advance
 from .engine import Round

@@ -1,3 +1,4 @@
-"""What a round reads from GitHub: the issue stream (streams, scan, since), the review stream
-(review_stream, review_listing, review_order), threads and pr (GraphQL review threads and
-get_pr_comments). Imports only base/, text/, net/, store/; never a round or the inbox."""
+"""What a round reads from GitHub: the `Stream` base (stream), the conversation (conversation,
+scan, since), the reviews (review_stream, review_listing, review_order), the edit history
+(history) and the threads (threads; pr: get_pr_comments). Imports only base/, text/, net/,
+store/; never a round or the inbox."""

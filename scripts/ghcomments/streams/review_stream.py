@@ -29,7 +29,7 @@ from .scan import (
     first_kept,
     last_kept,
 )
-from .streams import Batch, Stream, get_item
+from .stream import Batch, Stream, get_item
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
