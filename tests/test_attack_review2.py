@@ -1,0 +1,124 @@
+"""Adversarial review 2 of the inbox with pull-request rounds and `--include-edits`
+(CONTRACT sections 14, 18, 19 as amended in turn 5, and 22). Each test proves one defect and
+fails on main at the commit it was written against; scripts run as subprocesses against the
+fake GitHub, request counts from the fake's log."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from tests.support import NAME, OWNER, Agent, by_key, follow_args, inbox, latest, state_dir
+
+FLAG = "--include-edits"
+ISSUE, PR = 5, 7
+KEY_I = f"{OWNER}/{NAME}/issues/{ISSUE}"
+KEY_P = f"{OWNER}/{NAME}/pull/{PR}"
+
+
+def now():
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+
+def ids(items):
+    return [x["id"] for x in items]
+
+
+def graphql(fake):
+    return [q for q in fake.requests if q.path == "/graphql"]
+
+
+def statuses(fake):
+    return [(q.method, q.path, q.status) for q in fake.requests if q.path != "/rate_limit"]
+
+
+@pytest.fixture
+def gh(fake):
+    fake.clock = now()
+    fake.date_follows_clock = True
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, ISSUE)
+    fake.made_i = fake.add_comments(OWNER, NAME, ISSUE, 3)
+    fake.add_pull(OWNER, NAME, PR, title="PR", user="octocat")
+    fake.made_p = fake.add_comments(OWNER, NAME, PR, 2)
+    fake.review_order = "id"
+    return fake
+
+
+def check(fake, root, keys, *flags):
+    r = inbox(fake, root, *follow_args(keys), *flags)
+    assert r.code == 0, r
+    return r.json
+
+
+def confirm(fake, root, snapshot, *flags):
+    c = latest(fake, root, "--followed", "--confirm-updates", "--snapshot-id", snapshot, *flags)
+    assert c.code == 0, c
+    return c.json
+
+
+def settle(fake, root, keys, *flags):
+    for _ in range(5):
+        doc = check(fake, root, keys, *flags)
+        c = confirm(fake, root, doc["snapshot_id"])
+        if not doc["conversations"] and c["confirmed"] == []:
+            return doc
+    raise AssertionError("did not settle")
+
+
+def assert_idle(fake, root, keys, *flags):
+    doc = check(fake, root, keys, *flags)
+    assert doc["has_updates"] is False and doc["conversations"] == [], doc
+    assert {s for _m, _p, s in statuses(fake)} == {304}, statuses(fake)
+    assert graphql(fake) == []
+    return doc
+
+
+
+def carol(fake, n=2, submitted_at=None, submit=True):
+    comments = [{"path": f"src/m{i}.py", "line": 10 + i, "body": f"note {i}"} for i in range(n)]
+    started = fake.start_review(OWNER, NAME, PR, "carol", body="see notes", comments=comments)
+    if submit:
+        fake.advance(30)
+        fake.submit_review(started["id"], state="COMMENTED", submitted_at=submitted_at)
+    return started
+
+
+@pytest.mark.parametrize("kind", ["issue", "pr"])
+@pytest.mark.parametrize("replaced_by", ["inbox_max_total", "round_limit"])
+def test_a_round_confirm_of_a_snapshot_a_later_cut_check_replaced_answers_already_applied(
+        gh, tmp_path, kind, replaced_by):
+    """Section 6: a confirm with `--snapshot-id S` is refused (exit 7) when the updates file
+    now holds another snapshot, and "already applied" only when the stored checkpoint equals
+    what S would write. The agent reads S (five new comments), a later cut check (the inbox's
+    `--max-total 1`, or the round's own `--limit 1`) replaces the round's updates file and is
+    confirmed; the confirm of S then answers `already_applied: true`, exit 0 — it compared the
+    stored checkpoint with the *file's* snapshot, not S. The agent, told its five comments are
+    confirmed, is handed four of them again by the next check (returned twice)."""
+    flag, number, key = (("--issue", ISSUE, KEY_I) if kind == "issue"
+                         else ("--pr", PR, KEY_P))
+    settle(gh, tmp_path, [key])
+    gh.advance(60)
+    new = gh.add_comments(OWNER, NAME, number, 5)
+    agent = Agent(gh, tmp_path, flag, number)
+    r = agent.check()
+    assert r.code == 0 and ids(r.json["new_comments"]) == new, r
+    s_r = r.json["snapshot_id"]
+    if replaced_by == "inbox_max_total":
+        doc = check(gh, tmp_path, [key], "--max-total", "1")
+        assert ids(by_key(doc)[key]["new_comments"]) == new[:1], doc
+        confirm(gh, tmp_path, doc["snapshot_id"])
+    else:
+        r2 = agent.check("--limit", "1")
+        assert r2.code == 0 and ids(r2.json["new_comments"]) == new[:1], r2
+        assert agent.confirm(r2.json["snapshot_id"]).code == 0
+    c = agent.confirm(s_r)
+    after = agent.check()
+    assert after.code == 0, after
+    # either S is refused (exit 7: the file holds another snapshot), or it was really applied
+    assert c.code == 7 or after.json["new_comments"] == [], (
+        f"confirm of {s_r}: exit {c.code}, already_applied={c.json.get('already_applied')}; "
+        f"then returned again: {ids(after.json['new_comments'])}")
+    assert c.code == 7, c
