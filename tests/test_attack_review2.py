@@ -122,3 +122,39 @@ def test_a_round_confirm_of_a_snapshot_a_later_cut_check_replaced_answers_alread
         f"confirm of {s_r}: exit {c.code}, already_applied={c.json.get('already_applied')}; "
         f"then returned again: {ids(after.json['new_comments'])}")
     assert c.code == 7, c
+
+
+@pytest.mark.parametrize("then", ["round_unflagged", "inbox_unflagged"])
+def test_a_round_confirm_of_an_edits_snapshot_after_a_quiet_unflagged_check_is_already_applied(
+        gh, tmp_path, then):
+    """The same wrong "already applied", reached without any cut or other confirm: a flagged
+    check S returns an edit (carol's inline note); a check without the flag (the round's own,
+    or the inbox's) finds the round quiet and rewrites its updates file with a snapshot that
+    recommends the stored checkpoint. The agent handles the edit and confirms S: exit 0,
+    `already_applied: true`, nothing written — and the next flagged check hands it the same
+    edit again (a confirmed item comes back). Section 6: S is refused (exit 7) once the file
+    holds another snapshot, unless the stored checkpoint already equals what S writes."""
+    agent = Agent(gh, tmp_path, "--pr", PR)
+    rv = carol(gh)
+    gh.advance(60)
+    settle(gh, tmp_path, [KEY_P], FLAG)
+    gh.advance(120)
+    gh.edit_review_comment(rv["comment_ids"][0], "note 0, but rename this")
+    gh.advance(60)
+    r = agent.check(FLAG)
+    assert r.code == 0, r
+    assert ids(r.json["edited_review_comments"]) == [rv["comment_ids"][0]], r
+    s = r.json["snapshot_id"]
+    if then == "round_unflagged":
+        q = agent.check()
+        assert q.code == 0 and q.json["has_updates"] is False, q
+    else:
+        doc = check(gh, tmp_path, [KEY_P])
+        assert doc["has_updates"] is False, doc
+    c = agent.confirm(s)
+    again = agent.check(FLAG)
+    assert again.code == 0, again
+    assert c.code == 7 or again.json["edited_review_comments"] == [], (
+        f"confirm of {s}: exit {c.code}, already_applied={c.json.get('already_applied')}; "
+        f"the edit returned again: {ids(again.json['edited_review_comments'])}")
+    assert c.code == 7, c
