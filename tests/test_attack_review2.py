@@ -158,3 +158,61 @@ def test_a_round_confirm_of_an_edits_snapshot_after_a_quiet_unflagged_check_is_a
         f"confirm of {s}: exit {c.code}, already_applied={c.json.get('already_applied')}; "
         f"the edit returned again: {ids(again.json['edited_review_comments'])}")
     assert c.code == 7, c
+
+
+def _edit_when_since_read_arrives(fake, path, edit):
+    """Run `edit` once, when the first `since` read of `path` reaches the fake (after the
+    check's id read gave the agent the older body), before it is answered."""
+    state = {"done": False}
+
+    def hook(entry):
+        if state["done"] or entry.method != "GET" or entry.path != path:
+            return
+        if "since" not in entry.query:
+            return
+        state["done"] = True
+        fake.advance(1)
+        edit()
+    fake.on_request(hook)
+    return state
+
+
+@pytest.mark.parametrize("via", ["inbox", "round"])
+@pytest.mark.parametrize("kind", ["issue", "pr"])
+def test_an_edit_between_the_id_read_and_the_since_read_of_one_check_is_lost(
+        gh, tmp_path, via, kind):
+    """Section 19: where the id read and the `since` read of one check disagree, the agent was
+    given the older pair, and the newer one is an edit to report later. A new comment arrives;
+    a flagged check's id read returns it as new ("v1"); it is edited before the same check's
+    `since` read of that list, which sees "v2". The check and its confirm record the `since`
+    read's probe as settled, so every later flagged check gets 304 on that probe and "v2" is
+    never reported: an edit lost (the agent acts on "v1" forever)."""
+    number, key, flag = ((ISSUE, KEY_I, "--issue") if kind == "issue" else (PR, KEY_P, "--pr"))
+    agent = Agent(gh, tmp_path, flag, number)
+    settle(gh, tmp_path, [key], FLAG)
+    gh.advance(60)
+    new = gh.add_comment(OWNER, NAME, number, "v1", user="bob")["id"]
+    gh.advance(60)
+    state = _edit_when_since_read_arrives(
+        gh, f"/repos/{OWNER}/{NAME}/issues/{number}/comments",
+        lambda: gh.edit_comment(new, "v2"))
+
+    def look():
+        if via == "inbox":
+            doc = check(gh, tmp_path, [key], FLAG)
+            confirm(gh, tmp_path, doc["snapshot_id"])
+            return by_key(doc).get(key) or {"new_comments": [], "edited_comments": []}
+        r = agent.check(FLAG)
+        assert r.code == 0, r
+        assert agent.confirm(r.json["snapshot_id"]).code == 0
+        return r.json
+
+    first = look()
+    gh.clear_hooks()
+    assert state["done"]
+    assert [(x["id"], x["body"]) for x in first["new_comments"]] == [(new, "v1")], first
+    later = []
+    for _ in range(3):
+        doc = look()
+        later += [(x["id"], x["body"], x["previous_body"]) for x in doc["edited_comments"]]
+    assert later == [(new, "v2", "v1")], later
