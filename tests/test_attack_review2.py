@@ -6,11 +6,10 @@ fake GitHub, request counts from the fake's log."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import pytest
 
-from tests.support import NAME, OWNER, Agent, by_key, follow_args, inbox, latest, state_dir
+from tests.support import NAME, OWNER, Agent, by_key, follow_args, inbox, latest
 
 FLAG = "--include-edits"
 ISSUE, PR = 5, 7
@@ -216,3 +215,51 @@ def test_an_edit_between_the_id_read_and_the_since_read_of_one_check_is_lost(
         doc = look()
         later += [(x["id"], x["body"], x["previous_body"]) for x in doc["edited_comments"]]
     assert later == [(new, "v2", "v1")], later
+
+
+@pytest.mark.parametrize("via", ["inbox", "round"])
+def test_previous_body_is_a_revision_the_agent_was_never_given_after_an_edit_in_the_read_second(
+        gh, tmp_path, via):
+    """Section 19 (turn 5): `previous_body` is the revision the agent handled. bob's comment
+    is given to the agent as "v1" (a check without the flag; its confirm leaves W). A flagged
+    check then moves W (a new comment), so `moved_at` is that read's `Date`, M; bob edits to
+    "v2" in the same second, just after the read (GitHub's times are whole seconds), and the
+    agent confirms what it read. bob edits again ("v3"). The next flagged check reports the
+    edit with `previous_body` "v2", source "as_of" — a text the agent was never given (it
+    handled "v1"; "v2" was never returned). Where the second cannot tell which revision was
+    in force, the honest answer is null with a reason, as the code already does when the
+    pick would be the current text."""
+    agent = Agent(gh, tmp_path, "--issue", ISSUE)
+
+    def look(*flags):
+        if via == "inbox":
+            doc = check(gh, tmp_path, [KEY_I], *flags)
+            return (by_key(doc).get(KEY_I) or {"new_comments": [], "edited_comments": []},
+                    lambda: confirm(gh, tmp_path, doc["snapshot_id"]))
+        r = agent.check(*flags)
+        assert r.code == 0, r
+        return r.json, lambda: agent.confirm(r.json["snapshot_id"])
+
+    settle(gh, tmp_path, [KEY_I], FLAG)
+    gh.advance(60)
+    bobs = gh.add_comment(OWNER, NAME, ISSUE, "v1", user="bob")["id"]
+    gh.advance(60)
+    doc, ok = look()  # without the flag: bob's comment given as "v1"
+    assert [(x["id"], x["body"]) for x in doc["new_comments"]] == [(bobs, "v1")], doc
+    ok()
+    gh.advance(60)
+    other = gh.add_comment(OWNER, NAME, ISSUE, "something else", user="dave")["id"]
+    gh.advance(60)
+    doc, ok = look(FLAG)  # moves W: moved_at = this read's Date
+    assert ids(doc["new_comments"]) == [other] and doc["edited_comments"] == [], doc
+    gh.edit_comment(bobs, "v2")  # the read's second (the data clock did not move)
+    ok()
+    gh.advance(60)
+    gh.edit_comment(bobs, "v3")
+    gh.advance(60)
+    doc, ok = look(FLAG)
+    got = [(x["id"], x["body"], x["previous_body"], x["previous_body_source"])
+           for x in doc["edited_comments"]]
+    assert len(got) == 1 and got[0][:2] == (bobs, "v3"), got
+    # the agent was given "v1" and nothing else: previous_body is "v1", or null with a reason
+    assert got[0][2] in ("v1", None), got
