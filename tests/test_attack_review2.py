@@ -263,3 +263,43 @@ def test_previous_body_is_a_revision_the_agent_was_never_given_after_an_edit_in_
     assert len(got) == 1 and got[0][:2] == (bobs, "v3"), got
     # the agent was given "v1" and nothing else: previous_body is "v1", or null with a reason
     assert got[0][2] in ("v1", None), got
+
+
+def test_an_edit_between_the_id_read_and_the_since_read_of_a_wait_s_waking_poll_is_lost(
+        gh, tmp_path):
+    """The same loss in an inbox `--wait --include-edits`: bob's comment arrives during the
+    wait; the waking poll's id read returns it ("v1"), bob edits it before that poll's `since`
+    read; the wait returns "v1", and no later flagged check reports "v2"."""
+    from tests.support import script_env
+
+    settle(gh, tmp_path, [KEY_I], FLAG)
+    gh.advance(60)
+    st = {"n": 0, "new": None, "edited": False}
+    path = f"/repos/{OWNER}/{NAME}/issues/{ISSUE}/comments"
+
+    def hook(entry):
+        if entry.method != "GET" or entry.path != path:
+            return
+        st["n"] += 1
+        if st["n"] == 5 and st["new"] is None:  # the third poll's id probe
+            gh.advance(1)
+            st["new"] = gh.add_comment(OWNER, NAME, ISSUE, "v1", user="bob")["id"]
+        elif st["new"] is not None and not st["edited"] and "since" in entry.query:
+            st["edited"] = True
+            gh.advance(1)
+            gh.edit_comment(st["new"], "v2")
+    gh.on_request(hook)
+    r = inbox(gh, tmp_path, "--follow", KEY_I, FLAG, "--wait", 600, "--poll-interval", 5,
+              env=script_env(gh, GH_MONITOR_TEST_TIME_SCALE="0.02"))
+    gh.clear_hooks()
+    assert r.code == 0, r
+    assert st["edited"], st
+    given = [(x["id"], x["body"]) for x in by_key(r.json)[KEY_I]["new_comments"]]
+    confirm(gh, tmp_path, r.json["snapshot_id"])
+    later = []
+    for _ in range(2):
+        doc = check(gh, tmp_path, [KEY_I], FLAG)
+        later += [(x["id"], x["body"]) for c in doc["conversations"]
+                  for x in c["edited_comments"]]
+        confirm(gh, tmp_path, doc["snapshot_id"])
+    assert given == [(st["new"], "v2")] or later == [(st["new"], "v2")], (given, later)
