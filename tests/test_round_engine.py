@@ -287,7 +287,8 @@ def test_the_checkpoint_holds_no_hint_and_the_hints_file_no_body(agent, issue):
     cp = json.loads(agent.file().read_text())
     assert set(cp) == {"schema_version", "repository", "issue", "api_host", "last_comment_id",
                        "last_comment_created_at", "saved_at",
-                       "read_at", "tracked_since"}  # section 19 turn 5: GitHub's Date
+                       "read_at", "tracked_since",  # section 19 turn 5: GitHub's Date
+                       "confirmed_snapshot_id"}  # section 22: a retried confirm told apart
     assert "secret body text" not in agent.file("hints").read_text()
 
 

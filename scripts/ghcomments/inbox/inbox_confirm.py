@@ -61,7 +61,8 @@ def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
                              "alone in between); check it again")
         validate(rnd, target, "the inbox file")
         forward_only(rnd, stored, target, False)
-        store.write_checkpoint(checkpoint_doc(rnd, target, entry))  # the first rename: commit point
+        # the first rename: the commit point
+        store.write_checkpoint(checkpoint_doc(rnd, target, entry, entry.get("snapshot_id")))
         written = True
     try:
         upd = store.read_updates()

@@ -40,12 +40,20 @@ def check_confirmable(upd: Dict[str, Any], snapshot_id: Optional[str], same_prev
                          "check_issue_updates.py again")
 
 
+# The snapshot a confirm wrote the checkpoint from: a retried confirm of it, after a later
+# check replaced the updates file, is told apart from a confirm of a snapshot never applied.
+CONFIRMED = "confirmed_snapshot_id"
+
+
 def checkpoint_doc(rnd: Round, cursors: Dict[str, Any],
-                   times: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+                   times: Optional[Dict[str, Any]] = None,
+                   snapshot_id: Optional[str] = None) -> Dict[str, Any]:
     doc = {"schema_version": SCHEMA_VERSION, "repository": rnd.repository,
            rnd.label: rnd.number}
     doc.update(rnd.checkpoint_fields(cursors))
     doc["saved_at"] = now_iso()
+    if isinstance(snapshot_id, str):
+        doc[CONFIRMED] = snapshot_id
     for key in ("read_at", "tracked_since"):  # section 19 turn 5: copied, never compared
         if edits.parse_time((times or {}).get(key)) is not None:
             doc[key] = times[key]  # type: ignore[index]
@@ -150,10 +158,18 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                                  "check_issue_updates.py"
                                  + (" --pr" if rnd.label != "issue" else "")
                                  + " first, then confirm what it returned")
-            stored = rnd.cursors_of(rnd.store.read_checkpoint())
+            cp = rnd.store.read_checkpoint()
+            stored = rnd.cursors_of(cp)
+            if snapshot_id is not None and upd.get("snapshot_id") != snapshot_id:
+                # A later check replaced S: what S would write is unknown, and the newer
+                # snapshot's target says nothing of it (it answered "already applied" for
+                # items of S never confirmed, which came back: section 22). S is applied
+                # only when the checkpoint says it was written from S (a retried confirm).
+                if (cp or {}).get(CONFIRMED) != snapshot_id:
+                    check_confirmable(upd, snapshot_id, True, "", "")
+                return _retried(rnd, doc, stored, snapshot_id, through)
             target = rnd.confirm_target(upd, through, stored)
-            # Already applied comes first: a confirm that would change nothing succeeds
-            # (also a retried --through whose comment is no longer in a newer snapshot).
+            # Already applied comes first: a confirm that would change nothing succeeds.
             already = already_applied(rnd, stored, target, moved_on=False)
             if not already:
                 validate(rnd, target, f"updates file {rnd.store.paths.updates}")
@@ -167,7 +183,8 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                 check_confirmable(upd, snapshot_id, first or rnd.same(stored, snap_prev),
                                   rnd.describe(snap_prev), rnd.describe(stored))
                 forward_only(rnd, stored, target, force)
-                rnd.store.write_checkpoint(checkpoint_doc(rnd, target, upd))
+                rnd.store.write_checkpoint(checkpoint_doc(rnd, target, upd,
+                                                          upd.get("snapshot_id")))
             after = rnd.cursors_of(rnd.store.read_checkpoint())
             rnd.hints.save(rnd.hints.matching(after, upd.get("poll_hint")))
     except Interrupted as stop:
@@ -190,6 +207,21 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                                         for i in returned)),
         "truncated": False,
         "checkpoint_file": rnd.store.paths.checkpoint, "requests": 0,
+        "warnings": rnd.warnings,
+    })
+    return edits.summarize(doc)
+
+
+def _retried(rnd: Round, doc: Dict[str, Any], stored: Cursors, snapshot_id: str,
+             through: Optional[int]) -> Dict[str, Any]:
+    """A confirm of the snapshot the checkpoint was written from, retried after a later check
+    replaced the updates file: already applied, nothing written."""
+    doc.update({
+        "selector": {"type": "confirm_updates", "snapshot_id": snapshot_id, "through": through},
+        "comments": [], "comment_count": 0,
+        "previous_checkpoint": rnd.public(stored), "next_checkpoint": rnd.public(stored),
+        "state_updated": False, "already_applied": True, "more_available": False,
+        "truncated": False, "checkpoint_file": rnd.store.paths.checkpoint, "requests": 0,
         "warnings": rnd.warnings,
     })
     return edits.summarize(doc)

@@ -148,6 +148,10 @@ def describe(raw: Mapping[str, Any], node: Optional[Mapping[str, Any]],
                 break
         if pick is None or pick is revs[0]:  # the current text: not the one handled
             return out
+        if edits.parse_time(pick.get("editedAt")) == handled:
+            # made in the read's own second: whether the agent was given it or the revision
+            # before cannot be told (whole seconds), so no text is named (section 22)
+            return out
     if pick.get("diff") is None:
         out["previous_body_source"] = "revision_deleted"
         return out
