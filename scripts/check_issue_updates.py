@@ -10,6 +10,7 @@ updates file. Confirm it with get_latest_comments.py --confirm-updates once hand
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5
   python3 scripts/check_issue_updates.py --repo octo/demo --pr 7
   python3 scripts/check_issue_updates.py --repo octo/demo --pr 7 --include-edits
+  python3 scripts/check_issue_updates.py --repo octo/demo --pr 7 --include-events --wait 540
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --limit 100 --retained triage
   python3 scripts/check_issue_updates.py --repo octo/demo --issue 5 --wait 540 \
       --after-comment-id 4309098042 --ignore-author @me
@@ -45,6 +46,11 @@ def main(argv):
                    "were handled (edited_comments; with --pr also edited_review_comments); "
                    "the first check with it only sets the edit watermark; with "
                    "--follow/--followed, in each round")
+    g.add_argument("--include-events", action="store_true",
+                   help="also report what happened since the round was handled: events "
+                   "(closed, merged, reopened, review requested, ...), the conversation's "
+                   "state, and with --pr the commits pushed (pushes) and the threads they "
+                   "outdated; a wait wakes on them; with --follow/--followed, in each round")
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")

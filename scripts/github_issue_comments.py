@@ -108,7 +108,8 @@ def _options(opts: Opts) -> RoundOptions:
     return RoundOptions(max_body_chars=out.max_body_chars, reveal_hidden=out.reveal_hidden,
                    trusted_only=out.trusted_only, humans_only=opts.humans_only,
                    ignore=parse_ignore(opts.ignore_author), include_system=opts.include_system,
-                   include_edits=getattr(opts, "include_edits", False))
+                   include_edits=getattr(opts, "include_edits", False),
+                   include_events=getattr(opts, "include_events", False))
 
 
 def _shaped(doc: Dict[str, Any], opts: Opts) -> Result:

@@ -37,6 +37,7 @@ class CheckOptions:
     wait: Optional[float] = None
     poll_interval: Optional[float] = None
     include_edits: bool = False
+    include_events: bool = False
     max_pages: int = DEFAULT_MAX_PAGES
     follow: tuple = ()                 # the REFs as given
     followed: bool = False

@@ -79,6 +79,15 @@ class ServerError(BundleError):
     code, exit_code = "server", 6
 
 
+class MovedError(ServerError):
+    """A read answered with a redirect while the round follows none (`--include-events`,
+    CONTRACT section 21: a transferred issue answers 301): `location` is where it went."""
+
+    def __init__(self, message: str, location: str, *, status: Optional[int] = None) -> None:
+        super().__init__(message, status=status)
+        self.location = location
+
+
 class StateError(BundleError):
     code, exit_code = "state", 7
 

@@ -14,6 +14,7 @@ from urllib.parse import urlencode, urljoin
 
 from ..base.errors import (
     BundleError,
+    MovedError,
     NetworkError,
     RateLimitedError,
     ServerError,
@@ -95,6 +96,9 @@ class GitHubClient:
         self.waited = 0.0
         self.rate: Dict[str, str] = {}
         self.first_date: Optional[str] = None  # `Date` of a read's first answer (section 19)
+        # --include-events (section 21): no read of a round follows a redirect (a transferred
+        # issue's 301 is reported as `moved_to`)
+        self.follow_redirects = True
 
     # -- helpers ---------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -165,6 +169,8 @@ class GitHubClient:
             self._note_rate(resp)
             if resp.status in (301, 302, 307, 308) and method == "GET" and redirects < 3:
                 location = resp.headers.get("location")
+                if location and not self.follow_redirects:
+                    raise self._moved(what, url, location, resp.status)
                 if location:
                     try:
                         url = urljoin(url, location)
@@ -195,6 +201,15 @@ class GitHubClient:
             if resp.status in RETRY_STATUSES and attempt > 1:
                 err.message += f" after {attempt} attempts"
             raise err
+
+    def _moved(self, what: str, url: str, location: str, status: int) -> BundleError:
+        """A redirect not followed (section 21): where the answer says the item went."""
+        try:
+            target = urljoin(url, location)
+        except ValueError:
+            return ServerError(f"{what}: malformed redirect Location")
+        self._check_origin(target, f"{what} (redirect)")
+        return MovedError(f"{what}: moved (HTTP {status}) to {target}", target, status=status)
 
     def _backoff(self, attempt: int, reason: str) -> None:
         delay = BACKOFF[min(attempt - 1, len(BACKOFF) - 1)]

@@ -16,6 +16,8 @@ from ..base.interrupt import Interrupted
 from ..store import edits, records
 from ..store.state import SCHEMA_VERSION
 from ..streams import review_order
+from ..streams.events import EventsStream
+from ..streams.head import HeadStream
 from ..streams.stream import cursor_part
 from ..text.normalize import now_iso
 from .engine import Round
@@ -89,12 +91,51 @@ def _reviews_part(stored: Any, target: Any) -> Optional[str]:
     return PAST
 
 
+def _events_part(stored: Any, target: Any) -> Optional[str]:
+    """By `last_event_id` (its `state` follows, not compared; a `moved_to` set is further)."""
+    if target is None:
+        return SAME if stored is None else PAST
+    if stored is None:
+        return None
+    s, t = EventsStream.key(stored), EventsStream.key(target)
+    if s == t:
+        return SAME
+    return PAST if s[0] > t[0] or (s[0] == t[0] and s[1] >= t[1]) else None
+
+
+def _head_part(stored: Any, target: Any) -> Optional[str]:
+    """By `seen_at`: the head a later read saw is past an earlier one."""
+    if target is None:
+        return SAME if stored is None else PAST
+    if stored is None:
+        return None
+    if HeadStream.same(stored, target):
+        return SAME
+    return PAST if HeadStream.key(stored) > HeadStream.key(target) else None
+
+
 # "Already applied", per part of the cursor (CONTRACT sections 6, 18, 19, 21 and 22): the one
 # rule for the round's confirm and the inbox's. Each part says whether the stored cursor is the
 # same as the target, past it, or neither: the conversation's id by value; the review part's
 # (last_submitted_at, last_review_id) by order with recent_review_ids and undated_review_ids by
-# inclusion; each edit watermark by time with `seen` a superset.
-PARTS = {"conversation": _conversation_part, "reviews": _reviews_part}
+# inclusion; each edit watermark by time with `seen` a superset; the event cursor by
+# `last_event_id`, the head by `seen_at` (section 21).
+PARTS = {"conversation": _conversation_part, "reviews": _reviews_part,
+         "events": _events_part, "head": _head_part}
+# The parts a read without --include-events carries as stored (section 21).
+CARRIED = ("events", "head")
+
+
+def carried(rnd: Round, stored: Cursors, target: Cursors) -> Cursors:
+    """`target` with the parts it does not name (a --through target, a read of
+    get_latest_comments.py) as stored: a write never drops an event cursor or a head."""
+    if target is None or stored is None:
+        return target
+    out = dict(target)
+    for kind in CARRIED:
+        if kind in rnd.streams and out.get(kind) is None:
+            out[kind] = stored.get(kind)
+    return out
 
 
 def already_applied(rnd: Round, stored: Cursors, target: Cursors, moved_on: bool) -> bool:
@@ -122,7 +163,8 @@ def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: boo
 
 def validate(rnd: Round, target: Dict[str, Any], source: str) -> None:
     """A value of the wrong type never reaches a checkpoint."""
-    checks = {"conversation": records.conversation_cursor, "reviews": records.review_cursor}
+    checks = {"conversation": records.conversation_cursor, "reviews": records.review_cursor,
+              "events": records.events_cursor, "head": records.head_cursor}
     for kind, value in target.items():
         if value is not None and not checks[kind](cursor_part(value) if kind ==
                                                   "conversation" else value):
@@ -136,6 +178,7 @@ def advance(rnd: Round, target: Dict[str, Any], hints: Dict[str, Any], force: bo
     with rnd.store.locked():
         cp = rnd.store.read_checkpoint()
         stored = rnd.cursors_of(cp)
+        target = carried(rnd, stored, target)
         rnd.tracked_since = rnd.tracked_since or rnd.tracked_since_of(cp, stored)
         if rnd.read_at is None:  # a read that did not go through Round.read (selectors.py)
             rnd.note_read_at()
@@ -168,7 +211,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                 if (cp or {}).get(CONFIRMED) != snapshot_id:
                     check_confirmable(upd, snapshot_id, True, "", "")
                 return _retried(rnd, doc, stored, snapshot_id, through)
-            target = rnd.confirm_target(upd, through, stored)
+            target = carried(rnd, stored, rnd.confirm_target(upd, through, stored))
             # Already applied comes first: a confirm that would change nothing succeeds.
             already = already_applied(rnd, stored, target, moved_on=False)
             if not already:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from ..base.errors import UsageError
+from ..base.errors import MovedError, UsageError
 from ..base.interrupt import Interrupted
 from ..store import edits
 from ..store.state import SCHEMA_VERSION, StateStore
@@ -29,6 +29,7 @@ from ..streams.conversation import ConversationStream
 from ..streams.stream import Batch, Stream
 from ..text import normalize
 from ..text.normalize import now_iso
+from . import happenings
 from .filters import whoami
 from .hints import HintCache
 from .reading import Cursors, Reading, RoundOptions, interrupted_doc
@@ -61,6 +62,9 @@ class Round:
         self.had_checkpoint = False  # what start() found
         self.tracked_since: Optional[str] = None  # section 19 turn 5 (start() sets it)
         self.read_at: Optional[str] = None        # the `Date` of this read's first answer
+        self.tracked_since_fallback = False  # tracked_since from saved_at (an older checkpoint)
+        self.moved_to: Optional[str] = None  # section 21: where a redirect said it went
+        happenings.wire(self)
 
     def stream_args(self) -> Tuple[Any, ...]:
         return (self.client, self.owner, self.repo, self.number, self.max_pages,
@@ -183,11 +187,16 @@ class Round:
     # -- section 19, turn 5: when the bundle began tracking edits ------------------------------
     FALLBACK_MINUTES = 10
 
-    @staticmethod
-    def lacks_watermark(cursors: Cursors) -> bool:
-        """Some list's cursor has no edit watermark W (no `edits`, or `through` null)."""
+    def lacks_watermark(self, cursors: Cursors) -> bool:
+        """Some list's cursor has no edit watermark W (no `edits`, or `through` null), or
+        the round has no event cursor yet (section 21): `tracked_since` is kept until
+        both are set."""
+        cursors = cursors or {}
+        if "events" in self.streams and cursors.get("events") is None:
+            return True
         return any(isinstance(c, dict) and (c.get("edits") or {}).get("through") is None
-                   for c in (cursors or {}).values())
+                   for k, c in cursors.items()
+                   if k in self.streams and self.streams[k].has_edits)
 
     def tracked_since_of(self, cp: Optional[Dict[str, Any]], cursors: Cursors
                          ) -> Optional[str]:
@@ -204,6 +213,7 @@ class Round:
         import datetime as _dt
 
         fallback = edits.format_time(saved - _dt.timedelta(minutes=self.FALLBACK_MINUTES))
+        self.tracked_since_fallback = True
         if self.options.include_edits:
             self.warnings.append(
                 f"{self.store.paths.checkpoint} was written before read_at/tracked_since were "
@@ -255,19 +265,27 @@ class Round:
         hints = hints or {}
         batches: Dict[str, Batch] = {}
         self.client.first_date = None  # read_at: this read's first answer
+        news = False
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
-            batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+            happenings.before_read(self, kind, previous, batches)
+            try:
+                batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
+            except MovedError as exc:  # only a flagged round follows no redirect
+                news = happenings.moved(self, previous, batches, exc.location)
+                break
             if self.read_at is None or self.client.first_date is not None:
                 self.note_read_at()
-            stream.tracked_since = self.tracked_since if previous is not None else None
-            stream.read_at = self.read_at
-            o = self.options
-            batch.edited, batch.edits_left = stream.edits_after(
-                cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
-                o.reveal_hidden)
+            if stream.has_edits:
+                stream.tracked_since = self.tracked_since if previous is not None else None
+                stream.read_at = self.read_at
+                o = self.options
+                batch.edited, batch.edits_left = stream.edits_after(
+                    cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
+                    o.reveal_hidden)
             batches[kind] = batch
         reading = self.present(batches)
+        reading.moved = news
         if reading.returned and hook:  # the inbox runs it after --max-total's cut
             self.on_items(reading)
         return reading
@@ -305,7 +323,9 @@ class Round:
             e = keep.get(stream.edits_key, len(batch.edited or []))
             batches[kind] = (batch if n >= len(batch.items) and e >= len(batch.edited or [])
                              else stream.cut(batch, prev.get(kind), n, previous is None, e))
-        return self.present(batches)
+        out = self.present(batches)
+        out.moved = reading.moved
+        return out
 
     def position(self, previous: Cursors, reading: Reading
                  ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
@@ -330,6 +350,7 @@ class Round:
                 doc[key[:-1] + "_count"] = len(reading.shown[key])
         doc["more_available"] = reading.more_available
         doc.update(self.extra_fields(reading, previous))
+        doc.update(happenings.fields(self, reading))  # --include-events (section 21)
         doc.update({
             "truncated": any(b.truncated for b in batches.values()),
             "latest_comment": batches["conversation"].latest,

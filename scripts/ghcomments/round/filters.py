@@ -80,6 +80,16 @@ class AuthorFilter:
             return "humans_only"
         return None
 
+    def event_reason(self, item: Dict[str, Any], ending: bool = False) -> Optional[str]:
+        """Why an event or a push (its actor's or commit author's fields) is left out, or None
+        (section 21): --trusted-only does not apply (no association); the end of a
+        conversation (`ending`) passes --humans-only, only --ignore-author leaves it out."""
+        if self._ignored(item.get("author")):
+            return "ignore_author"
+        if self.humans_only and not ending and item.get("author_type") == "Bot":
+            return "humans_only"
+        return None
+
 
 def add_counts(total: Dict[str, int], more: Dict[str, int]) -> Dict[str, int]:
     for key, value in more.items():

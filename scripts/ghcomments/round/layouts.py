@@ -8,7 +8,9 @@ from __future__ import annotations
 from ..base.errors import StateError, UsageError
 from ..store import edits, records
 from ..streams.conversation import ConversationStream
+from ..streams.events import EventsStream
 from ..streams.stream import Stream, checkpoint_of, cursor_part, with_edits
+from . import happenings
 from .engine import Round
 from .reading import Cursors, Reading
 
@@ -21,6 +23,25 @@ def _name(cid: Optional[int]) -> str:
     return f"checkpoint {cid}" if cid is not None else "no checkpoint"
 
 
+def _with_events(conv: Optional[Dict[str, Any]], events: Any) -> Optional[Dict[str, Any]]:
+    """A conversation cursor as files and documents spell it: with its event cursor
+    (section 21) when the round has one."""
+    if conv is None:
+        return None
+    out = dict(conv)
+    out.pop("events", None)
+    if events is not None:
+        out["events"] = events
+    return out
+
+
+def _checked(value: Any, name: str, check: Any, where: str) -> Any:
+    if value is not None and not check(value):
+        raise StateError(f"{where} holds a checkpoint of an unexpected shape ({name}); left "
+                         "as it is")
+    return value
+
+
 class Monitor(Round):
     """An issue's round: its conversation comments (also a PR's, with --issue)."""
 
@@ -31,21 +52,23 @@ class Monitor(Round):
         return self.number
 
     def streams_for(self) -> Dict[str, Stream]:
-        return {"conversation": ConversationStream(*self.stream_args(), **self.filters())}
+        return {"conversation": ConversationStream(*self.stream_args(), **self.filters()),
+                "events": EventsStream(*self.stream_args())}
 
     def cursors_of(self, cp: Optional[Dict[str, Any]]) -> Cursors:
-        return {"conversation": cursor_part(cp)} if cp else None
+        return {"conversation": cursor_part(cp), "events": cp.get("events")} if cp else None
 
     def public(self, cursors: Cursors) -> Any:
-        return (cursors or {}).get("conversation")
+        return _with_events((cursors or {}).get("conversation"), (cursors or {}).get("events"))
 
     def from_public(self, value: Any) -> Cursors:
         if value is None:
             return None
+        where = f"updates file {self.store.paths.updates}"
         if not records.conversation_cursor(value):
-            raise StateError(f"updates file {self.store.paths.updates} holds a checkpoint of "
-                             "an unexpected shape; left as it is")
-        return {"conversation": cursor_part(value)}
+            raise StateError(f"{where} holds a checkpoint of an unexpected shape; left as it is")
+        return {"conversation": cursor_part(value),
+                "events": _checked(value.get("events"), "events", records.events_cursor, where)}
 
     def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
         conv = cursor_part(cursors["conversation"]) or {}
@@ -53,6 +76,8 @@ class Monitor(Round):
                "last_comment_created_at": conv.get("last_comment_created_at")}
         if conv.get("edits") is not None:
             out["edits"] = conv["edits"]
+        if cursors.get("events") is not None:
+            out["events"] = cursors["events"]
         return out
 
     def describe(self, cursors: Cursors) -> str:
@@ -60,6 +85,8 @@ class Monitor(Round):
 
     def public_filtered(self, filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
         out: Dict[str, Any] = dict(filtered.get("conversation") or {})
+        if filtered.get("events"):  # section 21
+            out["events"] = dict(filtered["events"])
         if filtered.get("edited_conversation"):  # left-out edits (section 19)
             out["edited_conversation"] = dict(filtered["edited_conversation"])
         if filtered.get("edited_no_change"):  # an updated_at bump, not an edit (turn 5)
@@ -69,9 +96,17 @@ class Monitor(Round):
     def writable(self, target: Dict[str, Any]) -> bool:
         return target.get("conversation") is not None
 
+    def extra_fields(self, reading: Reading, previous: Cursors) -> Dict[str, Any]:
+        if not happenings.active(self):
+            return {}
+        return {"more_available_by_kind": {  # section 21: an issue round's two kinds
+            "comments": reading.batches["conversation"].more_available,
+            "events": reading.batches["events"].more_available}}
+
     def next_public(self, previous: Cursors, reading: Reading) -> Any:
         raws = reading.batches["conversation"].items
-        return checkpoint_of(raws[-1]) if raws else self.public(previous)
+        return (_with_events(checkpoint_of(raws[-1]), (previous or {}).get("events"))
+                if raws else self.public(previous))
 
     def by_id_previous(self) -> Cursors:
         return self.cursors_of(self.store.read_checkpoint())
@@ -116,35 +151,51 @@ class PullRequestRound(Round):
 
         conversation = ConversationStream(*self.stream_args(), **self.filters())
         conversation.zero_when_empty = True  # a round's cursor starts at 0 on an empty one
+        from ..streams.head import HeadStream
+
         return {"reviews": ReviewStream(*self.stream_args(), **self.filters()),
-                "conversation": conversation}
+                "conversation": conversation,
+                "events": EventsStream(*self.stream_args()),
+                "head": HeadStream(*self.stream_args())}
 
     def cursors_of(self, cp: Optional[Dict[str, Any]]) -> Cursors:
         if not cp:
             return None
-        return {"conversation": cursor_part(cp.get("conversation")),
-                "reviews": cp.get("reviews")}
+        conv = cp.get("conversation")
+        return {"conversation": cursor_part(conv), "reviews": cp.get("reviews"),
+                "events": conv.get("events") if isinstance(conv, dict) else None,
+                "head": cp.get("head")}
 
     def public(self, cursors: Cursors) -> Any:
         if cursors is None:
             return None
-        return {k: cursors.get(k) for k in KINDS}
+        out = {k: cursors.get(k) for k in KINDS}
+        out["conversation"] = _with_events(out["conversation"], cursors.get("events"))
+        if cursors.get("head") is not None:
+            out["head"] = cursors["head"]
+        return out
 
     def from_public(self, value: Any) -> Cursors:
         if value is None:
             return None
         conv = value.get("conversation") if isinstance(value, dict) else None
         rev = value.get("reviews") if isinstance(value, dict) else None
+        where = f"updates file {self.store.paths.updates}"
         if (not isinstance(value, dict)
                 or (conv is not None and not records.conversation_cursor(conv))
                 or (rev is not None and not records.review_cursor(rev))):
-            raise StateError(f"updates file {self.store.paths.updates} holds a checkpoint of "
-                             "an unexpected shape; left as it is")
+            raise StateError(f"{where} holds a checkpoint of an unexpected shape; left as it is")
+        _checked((conv or {}).get("events"), "events", records.events_cursor, where)
+        _checked(value.get("head"), "head", records.head_cursor, where)
         return self.cursors_of(value)
 
     def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
-        return {"conversation": cursor_part(cursors.get("conversation")),
-                "reviews": cursors.get("reviews")}
+        out = {"conversation": _with_events(cursor_part(cursors.get("conversation")),
+                                            cursors.get("events")),
+               "reviews": cursors.get("reviews")}
+        if cursors.get("head") is not None:
+            out["head"] = cursors["head"]
+        return out
 
     def describe(self, cursors: Cursors) -> str:
         if not cursors:
@@ -164,14 +215,24 @@ class PullRequestRound(Round):
         return {k: reading.batches[k].older_not_returned for k in KINDS}
 
     def extra_fields(self, reading: Reading, previous: Cursors) -> Dict[str, Any]:
-        return {"more_available_by_kind": {k: reading.batches[k].more_available
-                                           for k in KINDS},
-                "threads": self.threads_of(reading)}
+        out = {"more_available_by_kind": {k: reading.batches[k].more_available
+                                          for k in KINDS},
+               "threads": self.threads_of(reading)}
+        if happenings.active(self):  # section 21
+            out["more_available_by_kind"]["events"] = reading.batches["events"].more_available
+            read = self._outdated
+            out["outdated_threads"] = (read[1] if read is not None and read[0] is reading
+                                       else [])
+        return out
 
     # -- thread state (CONTRACT section 15): read only for a round that returns inline comments
     _thread_read: Optional[Tuple[Reading, Optional[List[Dict[str, Any]]]]] = None
 
+    _outdated: Optional[Tuple[Reading, Optional[List[Dict[str, Any]]]]] = None
+
     def on_items(self, reading: Reading) -> None:
+        if happenings.pushed_commits(reading):  # section 21: only when commits were pushed
+            self._outdated = (reading, happenings.outdated(self))
         comments = ((reading.shown.get("new_review_comments") or [])
                     + (reading.shown.get("edited_review_comments") or []))
         if comments:

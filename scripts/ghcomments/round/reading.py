@@ -28,9 +28,10 @@ class RoundOptions:
     def __init__(self, max_body_chars: Optional[int] = None, reveal_hidden: bool = False,
                  trusted_only: bool = False, humans_only: bool = False,
                  ignore: Optional[List[str]] = None, include_system: bool = False,
-                 include_edits: bool = False) -> None:
+                 include_edits: bool = False, include_events: bool = False) -> None:
         self.max_body_chars = max_body_chars
         self.include_edits = include_edits  # section 19: also each list's edits
+        self.include_events = include_events  # section 21: also what happened
         self.reveal_hidden = reveal_hidden
         self.filter = AuthorFilter(trusted_only, humans_only, ignore)
         self.include_system = include_system
@@ -44,10 +45,11 @@ class Reading:
     batches: Dict[str, Batch]
     shown: Dict[str, List[Dict[str, Any]]]
     filtered: Dict[str, Dict[str, int]] = factory(dict)
+    moved: bool = False  # section 21: a newly set `moved_to` (a transferred issue's 301)
 
     @property
     def returned(self) -> bool:
-        return any(self.shown.values())
+        return any(self.shown.values()) or self.moved
 
     @property
     def cursors(self) -> Dict[str, Optional[Dict[str, Any]]]:
@@ -67,12 +69,15 @@ class Reading:
 def _clear(doc: Dict[str, Any]) -> None:
     """An interrupted command returns nothing to process: it confirms nothing."""
     for key in ("new_comments", "new_reviews", "new_review_comments", "edited_comments",
-                "edited_review_comments"):
+                "edited_review_comments", "events"):
         if key in doc:
             doc[key] = []
             doc[key[:-1] + "_count"] = 0
     if "threads" in doc:
         doc["threads"] = []
+    for key in ("pushes", "outdated_threads"):
+        if key in doc:
+            doc[key] = None
     doc["has_updates"] = False
 
 

@@ -109,3 +109,54 @@ def review_hint(doc: Any) -> bool:
             and isinstance(doc.get("probes"), list) and bool(doc["probes"])
             and all(probe(p) for p in doc["probes"])
             and ("pages" not in doc or skeleton(doc["pages"])))
+
+
+# -- section 21 (--include-events) ------------------------------------------------------------
+#   event cursor   {"last_event_id": int >= 0, "state": {"state": "open"|"closed"|null,
+#                   "merged"?, "draft"?, "locked": bool|null, "moved_to": str|null}}
+#   head cursor    {"sha": str, "seen_at": time | null}
+#   event hint     {"event_id": int, "order": "asc"|"desc", "page": 1.., "per_page": 1..100,
+#                   "etag": str}
+#   head hint      {"sha": str, "repo": "owner/name" | null, "ref": str | null, "etag": str|null}
+
+def _sha(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 100
+
+
+def _flag(value: Any) -> bool:
+    return value is None or isinstance(value, bool)
+
+
+def conversation_state(doc: Any) -> bool:
+    if not isinstance(doc, dict):
+        return False
+    moved = doc.get("moved_to")
+    return (doc.get("state") in (None, "open", "closed") and _flag(doc.get("locked"))
+            and _flag(doc.get("merged")) and _flag(doc.get("draft"))
+            and (moved is None or (isinstance(moved, str) and len(moved) <= 2000)))
+
+
+def events_cursor(doc: Any) -> bool:
+    return (isinstance(doc, dict) and _int(doc.get("last_event_id"))
+            and conversation_state(doc.get("state")))
+
+
+def head_cursor(doc: Any) -> bool:
+    return isinstance(doc, dict) and _sha(doc.get("sha")) and _time(doc.get("seen_at"))
+
+
+def events_hint(doc: Any) -> bool:
+    return (isinstance(doc, dict) and _int(doc.get("event_id"))
+            and doc.get("order") in ("asc", "desc") and _int(doc.get("page"), 1)
+            and _int(doc.get("per_page"), 1) and doc["per_page"] <= PER_PAGE_MAX
+            and isinstance(doc.get("etag"), str) and bool(doc["etag"]))
+
+
+def head_hint(doc: Any) -> bool:
+    if not isinstance(doc, dict) or not _sha(doc.get("sha")):
+        return False
+    repo, ref, etag = doc.get("repo"), doc.get("ref"), doc.get("etag")
+    return ((repo is None or (isinstance(repo, str) and repo.count("/") == 1
+                              and len(repo) <= 300))
+            and (ref is None or (isinstance(ref, str) and 0 < len(ref) <= 1000))
+            and (etag is None or (isinstance(etag, str) and bool(etag))))

@@ -120,6 +120,7 @@ class Stream:
     every rule about checkpoints, hints and confirms, for every stream alike."""
 
     kind = ""
+    has_edits = True  # a comment list: --include-edits reports its edits (section 19)
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
                  warnings: List[str], keep: Optional[Keep] = None,

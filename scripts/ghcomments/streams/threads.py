@@ -152,3 +152,55 @@ def attach(client: Any, owner: str, name: str, number: int,
         warnings.append(f"threads is null: the review threads could not be read ({problem})")
         return None
     return threads
+
+
+OUTDATED_QUERY = """
+query PullRequestOutdatedThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          id
+          path
+          line
+          originalLine
+          isResolved
+          isOutdated
+          comments(first: 1) { nodes { fullDatabaseId url } }
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def outdated_threads(client: Any, owner: str, name: str, number: int,
+                     env: Optional[Mapping[str, str]] = None
+                     ) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """(the unresolved review threads that are outdated now, limitations) — CONTRACT section
+    21's `outdated_threads`, each `{thread_id, path, line, original_line, root_comment_id,
+    url}`: one query per 100 threads through the one paginator (pr.py)."""
+    reader = PullRequestReader(client, graphql_url(client, os.environ if env is None else env),
+                               owner, name, number, BodyOptions())
+    what = f"review threads of {reader.label}"
+    out: List[Dict[str, Any]] = []
+    for _pr, nodes in reader.thread_pages(OUTDATED_QUERY, what):
+        for node in nodes:
+            for flag in ("isResolved", "isOutdated"):
+                check_flag(node.get(flag), WHAT, flag)
+            if node.get("isResolved") or not node.get("isOutdated"):
+                continue
+            for field in ("id", "path"):
+                check_text(node.get(field), WHAT, field)
+            for field in ("line", "originalLine"):
+                check_number(node.get(field), WHAT, field)
+            conn = _obj(node.get("comments"), WHAT, "comments")
+            first = next(iter(_nodes(conn, WHAT, "comments")), {})
+            out.append({"thread_id": node.get("id"), "path": node.get("path"),
+                        "line": node.get("line"), "original_line": node.get("originalLine"),
+                        "root_comment_id": _int_id(first.get("fullDatabaseId")),
+                        "url": check_text(first.get("url"), WHAT, "url")})
+    return out, reader.limitations

@@ -1,0 +1,138 @@
+"""What happened, in a round (CONTRACT section 21, `--include-events`): the events and head
+streams wired to the round's options, a transferred conversation's redirect, and the fields a
+flagged round's document gains (`events`, `state`, `pushes`, `outdated_threads`).
+
+The streams themselves are streams/events.py and streams/head.py; the engine (engine.py) reads
+them as it reads every stream, and without the flag they carry their stored cursors untouched
+and send no request.
+"""
+
+from __future__ import annotations
+
+from ..streams.events import EventsStream, Subject
+from ..streams.head import HeadStream
+from ..streams.stream import Batch
+from ..text import events as ev
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Dict, List, Optional
+
+    from .engine import Round
+    from .reading import Cursors, Reading
+
+ENDING_NOTE = ("this conversation has ended ({what}): once nothing more is needed from it, "
+               "stop following it (--unfollow)")
+
+
+def wire(rnd: Round) -> None:
+    """Give the round's events and head streams what they need: the flag, the subject (read
+    once per command), the author filters as a test on actors."""
+    on = bool(rnd.options.include_events)
+    events: Optional[EventsStream] = rnd.streams.get("events")  # type: ignore[assignment]
+    head: Optional[HeadStream] = rnd.streams.get("head")  # type: ignore[assignment]
+    if events is None:
+        return
+    subject = Subject(rnd.client, rnd.owner, rnd.repo, rnd.number, pull=head is not None)
+    filt = rnd.options.filter
+    events.active, events.subject = on, subject
+    if filt.active:
+        events.event_reason = lambda raw: filt.event_reason(
+            ev.actor_of(raw), ending=raw.get("event") in ev.ENDINGS)
+    if head is not None:
+        head.active, head.subject = on, subject
+        if filt.active:
+            head.push_reason = filt.event_reason
+    if on:  # no read of a flagged round follows a redirect: a 301 is `moved_to`
+        rnd.client.follow_redirects = False
+        rnd.conversation.zero_when_empty = True  # the events cursor needs a checkpoint
+
+
+def active(rnd: Round) -> bool:
+    stream = rnd.streams.get("events")
+    return bool(stream is not None and getattr(stream, "active", False))
+
+
+def before_read(rnd: Round, kind: str, previous: Cursors, batches: Dict[str, Batch]) -> None:
+    """Per stream, before its read: the first ask's time; a force push the events returned."""
+    stream = rnd.streams[kind]
+    if isinstance(stream, EventsStream):
+        stream.first_ask_since = rnd.tracked_since if previous is not None else None
+        if stream.active and previous is not None and rnd.tracked_since_fallback:
+            rnd.warnings.append(
+                f"{rnd.store.paths.checkpoint} was written before tracked_since was recorded: "
+                f"events are reported from its saved_at minus {rnd.FALLBACK_MINUTES} minutes "
+                f"({rnd.tracked_since}), a time of this machine's clock, not GitHub's")
+    elif isinstance(stream, HeadStream):
+        batch = batches.get("events")
+        force = [e for e in (batch.items if batch is not None else [])
+                 if e.get("event") == "head_ref_force_pushed"]
+        stream.force_event = force[-1] if force else None
+
+
+def moved(rnd: Round, previous: Cursors, batches: Dict[str, Batch], location: str) -> bool:
+    """A read answered with a redirect (a transferred issue): every stream not yet read keeps
+    its cursor; the event cursor's state records `moved_to`. True when newly set."""
+    prev = previous or {}
+    for kind in rnd.streams:
+        if kind not in batches:
+            batches[kind] = Batch(kind, cursor=prev.get(kind), hint=None,
+                                  more_available=False)
+    rnd.warnings.append(f"{rnd.repository}#{rnd.number} has moved (transferred?) to "
+                        f"{location}: nothing more is read here; follow it there")
+    cursor = batches["events"].cursor or prev.get("events")
+    was = ((cursor or {}).get("state") or {}).get("moved_to")
+    if cursor is not None:
+        batches["events"].cursor = dict(cursor, state=dict(cursor.get("state") or {},
+                                                           moved_to=location))
+    rnd.moved_to = location
+    return was != location
+
+
+def fields(rnd: Round, reading: Reading) -> Dict[str, Any]:
+    """The document's `events`, `event_count`, `state` (and a pull request's `pushes`) of a
+    flagged round; nothing without the flag."""
+    if not active(rnd):
+        return {}
+    events = reading.shown.get("events") or []
+    cursor = reading.batches["events"].cursor if "events" in reading.batches else None
+    state = (cursor or {}).get("state")
+    if state is None:
+        subject = rnd.streams["events"].subject  # type: ignore[attr-defined]
+        state = subject.state() if subject is not None and subject._raw is not None else None
+    if state is not None and getattr(rnd, "moved_to", None):
+        state = dict(state, moved_to=rnd.moved_to)
+    out: Dict[str, Any] = {"events": events, "event_count": len(events), "state": state}
+    if "head" in rnd.streams:
+        pushes = reading.shown.get("pushes") or []
+        out["pushes"] = pushes[0] if pushes else None
+    ended = [e["event"] for e in events if e.get("event") in ("closed", "merged")]
+    if ended:
+        note = ENDING_NOTE.format(what=", ".join(dict.fromkeys(ended)))
+        if note not in rnd.warnings:
+            rnd.warnings.append(note)
+    return out
+
+
+def pushed_commits(reading: Reading) -> bool:
+    pushes = reading.shown.get("pushes") or []
+    return bool(pushes and pushes[0].get("commits"))
+
+
+def outdated(rnd: Round) -> Optional[List[Dict[str, Any]]]:
+    """The unresolved review threads outdated now (one GraphQL query per 100 threads); None
+    when GraphQL cannot be read (a warning says why)."""
+    from ..base.errors import BundleError
+    from ..streams.threads import outdated_threads
+
+    if not getattr(rnd.client.transport, "authenticated", True):
+        rnd.warnings.append("outdated_threads is null: GitHub's GraphQL API needs a token")
+        return None
+    try:
+        threads, limitations = outdated_threads(rnd.client, rnd.owner, rnd.repo, rnd.number)
+    except BundleError as err:
+        rnd.warnings.append(f"outdated_threads is null: the review threads could not be read "
+                            f"({err.code}: {err.message})")
+        return None
+    rnd.warnings.extend(limitations)
+    return threads

@@ -1,0 +1,276 @@
+"""A pull request's pushes (CONTRACT section 21, `--include-events`): the commits added since
+the round's head.
+
+The probe is the head branch's ref (`GET /repos/HO/HR/git/ref/heads/REF`, from the PR's `head`
+read once when the cursor is set): its answer changes exactly when the head moves, so an idle
+poll is one conditional request answered 304. When the head moved, the new commits come from
+the compare API (`GET /repos/O/R/compare/OLD...NEW`, 100 a page, oldest first; the base
+repository holds every head commit of its pull requests): status `ahead` is a push of those
+commits; `diverged`, `behind`, or a 404 for an OLD GitHub no longer has is a force push,
+reported with the newest --limit commits of the pull request. Never the PR's commits list for
+what is new: GitHub sorts it by commit date and stops at 250, so a fast-forward of an
+older-dated commit sorts before the recorded head.
+
+The cursor is `{sha, seen_at}` (`seen_at`: the `Date` of the read that saw the head); the hint
+`{sha, repo, ref, etag}` names the ref probed. A head repository that cannot be read (a deleted
+fork, no access) falls back to `GET /pulls/N`'s `head.sha`, with a warning.
+"""
+
+from __future__ import annotations
+
+from ..base.errors import AuthError, NotFoundError, ServerError
+from ..store import records
+from ..text import events as ev
+from ..text.normalize import check_text
+from .events import Subject
+from .stream import Batch, Stream
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
+    from typing import Any, Callable, Dict, List, Optional, Tuple
+
+PER_PAGE = 100
+COMMITS_CAP = 250  # GitHub's cap on a pull request's commits list
+
+
+def github_time(header: Optional[str]) -> Optional[str]:
+    """A `Date` header in GitHub's form (`2026-04-23T10:03:00Z`), else None."""
+    if not header:
+        return None
+    import datetime as _dt
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(header)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _sha(value: Any, what: str) -> str:
+    check_text(value, what, "sha")
+    if not isinstance(value, str) or not value or len(value) > 100:
+        raise ServerError(f"{what}: malformed response: no commit sha")
+    return value
+
+
+class HeadStream(Stream):
+    """A pull request's head after the round's recorded one (section 21)."""
+
+    kind = "head"
+    has_edits = False
+    active = False
+    subject: Optional[Subject] = None
+    push_reason: Optional[Callable[[Dict[str, Any]], Optional[str]]] = None
+    force_event: Optional[Dict[str, Any]] = None  # a head_ref_force_pushed this read returned
+    first_ask = False
+
+    # -- cursors and hints -------------------------------------------------------------------
+    @staticmethod
+    def same(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:
+        return (a or {}).get("sha") == (b or {}).get("sha") and (
+            (a or {}).get("seen_at") == (b or {}).get("seen_at"))
+
+    @staticmethod
+    def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
+        from ..text.normalize import parse_time
+
+        when = parse_time((cursor or {}).get("seen_at"))
+        return (when.timestamp() if when is not None else -1.0,)
+
+    @staticmethod
+    def valid_hint(hint: Any) -> bool:
+        return records.head_hint(hint)
+
+    @staticmethod
+    def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:
+        return cursor is not None and hint.get("sha") == cursor.get("sha")
+
+    # -- the head ----------------------------------------------------------------------------
+    def _where(self) -> Tuple[Optional[str], Optional[str], str]:
+        """(head repository, ref, sha) from the pull request (read once per command)."""
+        raw = self.subject.get()  # type: ignore[union-attr]
+        what = f"pull request {self.label}"
+        head = raw.get("head")
+        if not isinstance(head, dict):
+            raise ServerError(f"{what}: malformed response: no head")
+        sha = _sha(head.get("sha"), what)
+        ref = check_text(head.get("ref"), what, "head.ref")
+        repo = head.get("repo")
+        full = check_text(repo.get("full_name"), what, "head.repo.full_name") \
+            if isinstance(repo, dict) else None
+        if full is not None and full.count("/") != 1:
+            full = None
+        return full, ref, sha
+
+    def _ref(self, repo: str, ref: str, etag: Optional[str]) -> Tuple[Optional[str], Any]:
+        """(sha, response) of the head ref; (None, response) on a 304."""
+        what = f"head ref {ref} of {repo}"
+        from urllib.parse import quote
+
+        resp = self.client.request("GET", f"repos/{repo}/git/ref/heads/{quote(ref, safe='/')}",
+                                   etag=etag, what=what)
+        self.pages += 1
+        if resp.status == 304:
+            return None, resp
+        data = self.client.json_of(resp, what)
+        obj = data.get("object") if isinstance(data, dict) else None
+        if not isinstance(obj, dict):
+            raise ServerError(f"{what}: malformed response: no object")
+        return _sha(obj.get("sha"), what), resp
+
+    def _head_now(self, hint: Optional[Dict[str, Any]]
+                  ) -> Tuple[Optional[str], Optional[Dict[str, Any]], Optional[str], bool]:
+        """(sha now or None when unchanged, the hint for it, the `Date` that saw it,
+        unchanged) — through the ref probe when the hint names one."""
+        if hint is not None and hint.get("etag") and hint.get("repo") and hint.get("ref"):
+            try:
+                sha, resp = self._ref(hint["repo"], hint["ref"], hint["etag"])
+            except (NotFoundError, AuthError) as exc:
+                self.warnings.append(f"the head branch of {self.label} cannot be read "
+                                     f"({exc.message}); its head is read from the pull "
+                                     "request instead")
+            else:
+                if sha is None:
+                    return None, hint, None, True
+                return sha, dict(hint, sha=sha, etag=resp.headers.get("etag")), \
+                    github_time(resp.headers.get("date")), False
+        repo, ref, sha = self._where()
+        date = github_time(self.subject.date)  # type: ignore[union-attr]
+        new_hint: Dict[str, Any] = {"sha": sha, "repo": repo, "ref": ref, "etag": None}
+        if repo is not None and ref:
+            try:
+                ref_sha, resp = self._ref(repo, ref, None)
+            except (NotFoundError, AuthError) as exc:
+                self.warnings.append(f"the head branch of {self.label} cannot be read "
+                                     f"({exc.message}); its head is read from the pull "
+                                     "request (GET /pulls/N) on every poll")
+            else:
+                if ref_sha == sha:
+                    new_hint["etag"] = resp.headers.get("etag")
+                    date = github_time(resp.headers.get("date")) or date
+        else:
+            self.warnings.append(f"the head repository of {self.label} cannot be read (a "
+                                 "deleted fork?): its head is read from the pull request")
+        return sha, new_hint, date, False
+
+    # -- the read ----------------------------------------------------------------------------
+    def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
+             limit: int, *, sharpen: bool = True) -> Batch:
+        if not self.active:
+            return Batch(self.kind, cursor=previous, hint=hint, more_available=False)
+        if hint is not None and not (self.valid_hint(hint) and self.hint_matches(hint,
+                                                                                 previous)):
+            hint = None
+        sha, new_hint, date, unchanged = self._head_now(hint if previous is not None
+                                                       else None)
+        if unchanged:
+            return Batch(self.kind, cursor=previous, hint=hint, not_modified=True,
+                         more_available=False)
+        sha = sha or ""
+        if previous is None:  # the cursor is set: no record of the head before it
+            cursor = {"sha": sha, "seen_at": date}
+            items = []
+            if self.force_event is not None:  # ... unless a force push is returned now
+                items = [self._force_push(None, sha, limit)]
+            return Batch(self.kind, items=items, cursor=cursor, hint=new_hint,
+                         more_available=False)
+        if sha == previous.get("sha"):
+            return Batch(self.kind, cursor=previous, hint=new_hint, more_available=False)
+        push = self._push(previous["sha"], sha, limit)
+        return Batch(self.kind, items=[push], cursor={"sha": sha, "seen_at": date},
+                     hint=new_hint, more_available=False, truncated=push["truncated"])
+
+    def _push(self, old: str, new: str, limit: int) -> Dict[str, Any]:
+        what = f"commits of {self.label} since {old[:12]}"
+        commits: List[Dict[str, Any]] = []
+        page, total = 1, None
+        truncated = False
+        while True:
+            try:
+                resp = self.client.request(
+                    "GET", f"repos/{self.owner}/{self.repo}/compare/{old}...{new}",
+                    params={"per_page": PER_PAGE, "page": page}, what=what)
+            except NotFoundError:  # OLD is gone (garbage-collected): history was rewritten
+                return self._force_push(old, new, limit)
+            self.pages += 1
+            data = self.client.json_of(resp, what)
+            if not isinstance(data, dict):
+                raise ServerError(f"{what}: malformed response: not an object")
+            status = data.get("status")
+            if status in ("diverged", "behind"):
+                return self._force_push(old, new, limit)
+            if status not in ("ahead", "identical"):
+                raise ServerError(f"{what}: malformed response: status {status!r}")
+            got = data.get("commits")
+            if not isinstance(got, list):
+                raise ServerError(f"{what}: malformed response: commits is not a list")
+            commits += [ev.check_commit(c, what) for c in got]
+            count = data.get("total_commits")
+            total = count if isinstance(count, int) and not isinstance(count, bool) else None
+            if (not got or total is None or len(commits) >= total
+                    or not self.client.links(resp).get("next")):
+                break
+            if page >= self.max_pages:
+                truncated = True
+                self.warnings.append(f"--max-pages {self.max_pages} stopped the read of the "
+                                     f"commits pushed to {self.label}")
+                break
+            page += 1
+        return {"commits": commits, "head_sha": new, "previous_head_sha": old,
+                "force_pushed": False, "more_available": truncated,
+                "truncated": truncated, "force_actor": None}
+
+    def _force_push(self, old: Optional[str], new: str, limit: int) -> Dict[str, Any]:
+        """History rewritten: the newest `limit` commits of the pull request (its commits
+        list, sorted by date and capped at 250 by GitHub: said in `truncated`)."""
+        what = f"commits of {self.label}"
+        items, pages, truncated = self.client.paginate(
+            f"repos/{self.owner}/{self.repo}/pulls/{self.number}/commits",
+            {"per_page": PER_PAGE}, max_pages=min(self.max_pages, 3), what=what)
+        self.pages += pages
+        commits = [ev.check_commit(c, what) for c in items]
+        newest = commits[-limit:] if limit else []
+        actor = (self.force_event or {}).get("actor")
+        return {"commits": newest, "head_sha": new, "previous_head_sha": old,
+                "force_pushed": True, "more_available": len(commits) > len(newest),
+                "truncated": truncated or len(commits) >= COMMITS_CAP,
+                "force_actor": actor}
+
+    # -- what a read shows ---------------------------------------------------------------------
+    def reason_of(self, push: Dict[str, Any]) -> Optional[str]:
+        """A push is left out only when the filters leave out its force-pusher, or, without
+        one, every new commit's author."""
+        if self.push_reason is None:
+            return None
+        if push.get("force_actor") is not None:
+            return self.push_reason(ev.actor_of({"actor": push["force_actor"]}))
+        reasons = [self.push_reason(ev.commit_author(c)) for c in push["commits"]]
+        if reasons and all(r is not None for r in reasons):
+            return reasons[0]
+        return None
+
+    def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
+                include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
+                                               Dict[str, Dict[str, int]]]:
+        if not self.active:
+            return {}, {}
+        shown, counts = [], {}  # type: ignore[var-annotated]
+        for push in batch.items:
+            why = self.reason_of(push)
+            if why is not None:
+                self._count(counts, why)
+                continue
+            shown.append({"commits": [ev.push_commit(c) for c in push["commits"]],
+                          "head_sha": push["head_sha"],
+                          "previous_head_sha": push["previous_head_sha"],
+                          "force_pushed": push["force_pushed"],
+                          "more_available": push["more_available"],
+                          "truncated": push["truncated"]})
+        return {"pushes": shown}, {"pushes": counts}
+
+    def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
+                     ) -> Optional[Dict[str, Any]]:
+        return previous  # a push cut by --max-total comes next time
