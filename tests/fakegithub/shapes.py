@@ -277,6 +277,7 @@ def label(view: View, r: Repo, name: str) -> dict:
         "color": label_color(name),
         "default": False,
         "description": None,
+        "archived_by": None,
     }
 
 
