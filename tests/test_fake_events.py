@@ -118,6 +118,9 @@ def test_events_list_has_githubs_shape_for_each_kind(api, repo):
     assert dismissed["dismissal_message"] == "stale"
     assert by["locked"]["lock_reason"] == "too heated"
     assert set(by["subscribed"]) == BASE_FIELDS  # an unknown kind keeps only the base
+    single = api(by["labeled"]["url"])
+    assert single.status_code == 200 and single.json() == by["labeled"]
+    assert api(f"/repos/{O}/{R}/issues/events/1").status_code == 404
 
 
 def test_events_list_order_paging_link_and_etags(api, repo):
@@ -165,6 +168,13 @@ def test_events_list_other_layouts_errors_and_faults(api, repo):
         r = api(path)
         assert r.status_code == 200 and [e["event"] for e in r.json()] == ["closed"]
     assert api(f"/repos/{O}/{R}/issues/99/events").status_code == 404
+    fake.add_repo(O, "secret", private=True)
+    fake.add_issue(O, "secret", 1)
+    fake.close_issue(O, "secret", 1)
+    anonymous = requests.get(f"{fake.url}/repos/{O}/secret/issues/1/events", headers=UA,
+                             timeout=10)
+    assert anonymous.status_code == 404
+    assert [e["event"] for e in api(f"/repos/{O}/secret/issues/1/events").json()] == ["closed"]
     fake.inject("GET", r"/issues/5/events$", status=403)
     assert api(f"/repos/{O}/{R}/issues/5/events").status_code == 403
     assert api(f"/repos/{O}/{R}/issues/5/events").status_code == 200
@@ -385,6 +395,9 @@ def test_compare_ahead_behind_diverged_identical_and_gc(api, repo, fake):
     assert again.status_code == 304
     behind = api(f"/repos/{O}/{R}/compare/{shas[-1]}...{start}").json()
     assert (behind["status"], behind["ahead_by"], behind["behind_by"]) == ("behind", 0, 3)
+    by_branch = api(f"/repos/{O}/{R}/compare/{start}...{O}:feature").json()
+    assert by_branch["status"] == "ahead" and by_branch["ahead_by"] == 3
+    assert api(f"/repos/{O}/{R}/compare/{start}...feature").json()["ahead_by"] == 3
     same = api(f"/repos/{O}/{R}/compare/{start}...{start}").json()
     assert same["status"] == "identical" and same["commits"] == []
     forced = fake.push(O, R, 7, count=2, force=True)
@@ -466,3 +479,5 @@ def test_event_times_follow_at_and_the_clock(api, repo, fake):
     assert a["created_at"] == "2026-04-05T06:07:08Z"
     assert b["created_at"] == "2026-01-01T00:00:00Z" and b["label"]["name"] == "x"
     assert a["id"] < b["id"]  # ids grow with recording, whatever the date
+    bot = fake.close_issue(O, R, 5, by="dependabot[bot]")
+    assert bot["actor"]["login"] == "dependabot[bot]" and bot["actor"]["type"] == "Bot"

@@ -813,6 +813,17 @@ def list_issue_events(req: Req, g) -> Resp:
     )
 
 
+def get_issue_event(req: Req, g) -> Resp:
+    doc = "https://docs.github.com/rest/issues/events#get-an-issue-event"
+    repo = visible_repo(req, g, doc)
+    wanted = int(g["event_id"])
+    for issue in (repo.issues.values() if repo else ()):
+        for e in issue.events:
+            if e.id == wanted:
+                return Resp(200, shapes.event(req.view, e, req.fake._who), etag=True)
+    return not_found(doc)
+
+
 def moved_issue(req: Req):
     """A 301 (307 for a write) for a path under a transferred issue, or None."""
     found = re.match(REPO + r"/issues/(?P<number>\d+)(?P<rest>/.*)?$", req.path)
@@ -992,6 +1003,7 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
         ("GET", REPO + r"/issues/(?P<number>\d+)/comments$", list_issue_comments),
         ("POST", REPO + r"/issues/(?P<number>\d+)/comments$", create_issue_comment),
         ("GET", REPO + r"/issues/(?P<number>\d+)/events$", list_issue_events),
+        ("GET", REPO + r"/issues/events/(?P<event_id>\d+)$", get_issue_event),
         ("GET", REPO + r"/git/ref/(?P<ref>.+)$", get_git_ref),
         ("GET", REPO + r"/git/matching-refs/(?P<ref>.*)$", list_matching_refs),
         ("GET", REPO + r"/compare/(?P<basehead>.+)$", compare),
