@@ -338,6 +338,112 @@ def test_reviews_on_ones_own_pull_request_are_refused_as_github_does(gh, fake):
     assert ok.status_code == 200 and ok.json()["state"] == "COMMENTED"
 
 
+# the model of each issue event kind in GitHub's OpenAPI description (section 21)
+EVENT_MODELS = {
+    "labeled": "LabeledIssueEvent",
+    "unlabeled": "UnlabeledIssueEvent",
+    "assigned": "AssignedIssueEvent",
+    "unassigned": "UnassignedIssueEvent",
+    "milestoned": "MilestonedIssueEvent",
+    "demilestoned": "DemilestonedIssueEvent",
+    "renamed": "RenamedIssueEvent",
+    "review_requested": "ReviewRequestedIssueEvent",
+    "review_request_removed": "ReviewRequestRemovedIssueEvent",
+    "review_dismissed": "ReviewDismissedIssueEvent",
+    "locked": "LockedIssueEvent",
+    "closed": "StateChangeIssueEvent",
+    "reopened": "StateChangeIssueEvent",
+    "merged": "StateChangeIssueEvent",
+}
+
+
+def test_issue_events_match_the_openapi_models(gh, fake):
+    fake.add_label(O, R, 235, "bug", by="bob")
+    fake.remove_label(O, R, 235, "bug", by="bob")
+    fake.assign(O, R, 235, "carol", by="bob")
+    fake.unassign(O, R, 235, "carol", by="bob")
+    fake.set_milestone(O, R, 235, "v1")
+    fake.set_milestone(O, R, 235, None)
+    fake.rename_issue(O, R, 235, "Renamed")
+    fake.request_review(O, R, 235, reviewer="dave")
+    fake.request_review(O, R, 235, team="core")
+    fake.remove_review_request(O, R, 235, reviewer="dave")
+    review = fake.add_review(O, R, 235, "erin", "APPROVED")
+    fake.dismiss_review(review["id"], "stale")
+    fake.lock_issue(O, R, 235)
+    fake.unlock_issue(O, R, 235)
+    fake.set_draft(O, R, 235, True)
+    fake.set_draft(O, R, 235, False)
+    fake.push(O, R, 235, force=True)
+    fake.change_base(O, R, 235, "develop")
+    fake.delete_head_ref(O, R, 235)
+    fake.restore_head_ref(O, R, 235)
+    fake.merge_pull(O, R, 235)
+    fake.add_event(O, R, 235, "subscribed")
+    fake.close_issue(O, R, 187)
+    fake.reopen_issue(O, R, 187)
+    fake.add_repo(O, "elsewhere")
+    fake.transfer_issue(O, R, 187, O, "elsewhere")
+    events = gh(f"/repos/{O}/{R}/issues/235/events").json()
+    events += gh(f"/repos/{O}/elsewhere/issues/1/events").json()
+    assert len(events) == 25
+    for e in events:
+        check("IssueEvent", e)
+        if e["event"] in EVENT_MODELS:
+            check(EVENT_MODELS[e["event"]], e)
+
+
+def test_issue_and_pull_after_events_match_their_models(gh, fake):
+    fake.add_label(O, R, 187, "bug")
+    fake.assign(O, R, 187, "carol")
+    fake.set_milestone(O, R, 187, "v1")
+    fake.lock_issue(O, R, 187, reason="off-topic")
+    fake.close_issue(O, R, 187, reason="not_planned")
+    check("Issue", gh(f"/repos/{O}/{R}/issues/187").json())
+    fake.add_label(O, R, 235, "wip")
+    fake.request_review(O, R, 235, reviewer="dave")
+    fake.request_review(O, R, 235, team="core")
+    fake.merge_pull(O, R, 235, by="bob")
+    fake.delete_head_repo(O, R, 671)
+    for number in (235, 671):
+        check("PullRequest", gh(f"/repos/{O}/{R}/pulls/{number}").json())
+        check("Issue", gh(f"/repos/{O}/{R}/issues/{number}").json())
+    check("PullRequestSimple", gh(f"/repos/{O}/{R}/pulls", params={"state": "all"}).json(),
+          many=True)
+
+
+def test_refs_compare_and_pull_commits_match_their_models(gh, fake):
+    head = gh(f"/repos/{O}/{R}/pulls/235").json()["head"]
+    ref = gh(f"/repos/contributor/{R}/git/ref/heads/{head['ref']}")
+    assert ref.status_code == 200
+    check("GitRef", ref.json())
+    check("GitRef", gh(f"/repos/contributor/{R}/git/matching-refs/heads/").json(), many=True)
+    shas = fake.push(O, R, 235, count=2, author="alice")
+    fake.push(O, R, 235, author=None)  # a commit whose email matches no account
+    compared = gh(f"/repos/{O}/{R}/compare/{head['sha']}...{shas[-1]}").json()
+    check("CommitComparison", compared)
+    forced = fake.push(O, R, 235, count=1, force=True)
+    check("CommitComparison",
+          gh(f"/repos/{O}/{R}/compare/{shas[-1]}...{forced[0]}", params={"per_page": 1}).json())
+    fake.push(O, R, 235, count=2)
+    commits = gh(f"/repos/{O}/{R}/pulls/235/commits").json()
+    assert len(commits) == 3
+    check("Commit", commits, many=True)
+
+
+def test_moved_issue_and_lost_commit_errors_have_githubs_fields(gh, fake):
+    fake.add_repo(O, "elsewhere")
+    fake.transfer_issue(O, R, 187, O, "elsewhere")
+    moved = gh(f"/repos/{O}/{R}/issues/187/comments", allow_redirects=False)
+    assert moved.status_code == 301
+    assert set(moved.json()) == {"message", "url", "documentation_url"}
+    head = gh(f"/repos/{O}/{R}/pulls/235").json()["head"]["sha"]
+    fake.gc(head)
+    lost = gh(f"/repos/{O}/{R}/compare/{head}...{head}")
+    assert lost.status_code == 404
+    check("BasicError", lost.json())
+
+
 def test_integration_token_user_error_matches_basicerror(gh, fake):
     fake.add_token("ghs_contract", login="github-actions[bot]", integration=True)
     r = requests.get(

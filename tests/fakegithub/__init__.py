@@ -20,9 +20,14 @@ add_comment add_comments edit_comment touch_comment delete_comment comment_ids g
 add_review add_review_thread add_thread_comments``; review life cycle ``start_review
 add_pending_comment submit_review delete_pending_review reply_to_review_comment
 edit_review_comment delete_review_comment dismiss_review create_review resolve_thread
-unresolve_thread review_ids review_comment_ids get_review``; time ``clock`` (settable) and ``advance``; behaviour ``inject
+unresolve_thread review_ids review_comment_ids get_review``; issue events ``add_event
+close_issue reopen_issue merge_pull lock_issue unlock_issue rename_issue add_label
+remove_label assign unassign set_milestone request_review remove_review_request set_draft
+change_base delete_head_ref restore_head_ref transfer_issue event_ids``; heads ``push gc
+delete_head_repo``; time ``clock`` (settable) and ``advance``; behaviour ``inject
 inject_graphql_error secondary_rate_limit rate_limit fail_large_pages on_request
-clear_hooks clear_faults`` and the attributes ``review_order`` ("id" or "submitted") and
+clear_hooks clear_faults`` and the attributes ``review_order`` ("id" or "submitted"), ``events_order``
+("ascending" or "descending") and
 ``poll_interval`` (None or seconds: ``X-Poll-Interval`` on every REST answer);
 inspection ``requests clear_log hook_errors store``.
 
@@ -61,6 +66,18 @@ What it does as GitHub does (see the tests for each):
 - Bots: REST login ``name[bot]``, type ``Bot``; GraphQL login without ``[bot]``,
   ``__typename`` ``Bot``.
 - ``clock`` does not move by itself; content without a time gets ``clock``.
+- Issue events (section 21): ``GET /issues/N/events`` (issues and PRs; paged, ETag) in
+  ``events_order``; ids above 2**33, growing with recording. The convenience methods record
+  GitHub's event and apply its effect (state, state_reason, closed_by, merged, merged_at,
+  merged_by, draft, locked, title, labels, assignees, milestone, requested reviewers, base);
+  ``merge_pull`` records ``merged`` then ``closed`` in one second; ``dismiss_review`` records
+  ``review_dismissed``. ``transfer_issue``: the old issue paths answer 301 with ``Location``.
+- Heads: each PR has commits (oldest first) on its head branch. ``push`` fast-forwards (no
+  event) or force-pushes (``head_ref_force_pushed``, commit_id null), moves ``head.sha`` and
+  the branch (``GET /git/ref/heads/REF``, ETag), and outdates the threads on
+  ``outdate_paths``; ``GET /compare/A...B`` answers ahead/behind/diverged/identical (paged
+  with page/per_page, else 250 commits at most; 404 "No commit found for SHA" for an unknown
+  or ``gc``'d sha); ``GET /pulls/N/commits`` is sorted by commit date and stops at 250.
 """
 
 from .server import FakeGitHub

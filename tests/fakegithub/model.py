@@ -104,6 +104,7 @@ class Repo:
     description: str | None = None
     default_branch: str = "main"
     issues: dict = field(default_factory=dict)  # number -> Issue
+    moved: dict = field(default_factory=dict)  # number -> Issue transferred elsewhere
 
     @property
     def full_name(self) -> str:
@@ -126,6 +127,14 @@ class Issue:
     closed_at: dt.datetime | None = None
     comments: list = field(default_factory=list)  # Comment, ascending id
     pull: Pull | None = None
+    events: list = field(default_factory=list)  # Event, ascending id
+    state_reason: str | None = None  # None: "completed" when closed (the old default)
+    locked: bool = False
+    lock_reason: str | None = None
+    labels: list = field(default_factory=list)  # label names, in the order added
+    assignees: list = field(default_factory=list)  # User
+    milestone: str | None = None
+    closed_by: User | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -170,6 +179,15 @@ class Pull:
     reviews: list = field(default_factory=list)  # Review, ascending id
     threads: list = field(default_factory=list)  # Thread, creation order
     review_comments: list = field(default_factory=list)  # ReviewComment, ascending id
+    commits: list = field(default_factory=list)  # GitCommit of the PR, oldest first
+    merged_at: dt.datetime | None = None
+    merged_by: User | None = None
+    merge_sha: str | None = None
+    head_ref_deleted: bool = False
+    head_repo_deleted: bool = False
+    head_seq: int = 0  # when the head last moved (store-wide counter): shared branches
+    requested_reviewers: list = field(default_factory=list)  # User
+    requested_teams: list = field(default_factory=list)  # team slug
 
     @property
     def number(self) -> int:
@@ -178,6 +196,34 @@ class Pull:
     @property
     def repo(self) -> Repo:
         return self.issue.repo
+
+
+@dataclass(eq=False)
+class Event:
+    """One issue event (``GET /issues/N/events``): ``fields`` holds the kind's own fields
+    in GitHub's nesting, with logins for the user-valued ones (rendered in shapes.py)."""
+
+    id: int
+    node_id: str
+    issue: Issue
+    event: str
+    actor: User
+    created_at: dt.datetime
+    commit_id: str | None = None
+    fields: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False, slots=True)
+class GitCommit:
+    """A commit: ``author`` is the GitHub account (None: no account matches the email)."""
+
+    sha: str
+    repo: Repo
+    message: str
+    author: User | None
+    author_name: str
+    committed_at: dt.datetime
+    parents: list  # shas
 
 
 @dataclass(eq=False)
@@ -280,7 +326,11 @@ class Store:
             "review": 3_100_000_000,
             "review_comment": 2_600_000_000,
             "thread": 0,
+            "event": 9_100_000_000,  # above 2**33, as GitHub's issue event ids are now
         }
+        self.commits: dict[str, GitCommit] = {}
+        self.gone_shas: set[str] = set()  # garbage-collected: compare answers 404
+        self.head_moves = 0
         self._tick = 0
 
     def next_id(self, kind: str) -> int:
@@ -450,6 +500,12 @@ class Store:
         )
         issue.pull = pull
         self.nodes[pull.node_id] = pull
+        base = self.commits.get(pull.base_sha) or self.add_commit(
+            issue.repo, pull.base_sha, f"Base of {base_ref}", issue.repo.owner,
+            issue.created_at, [])
+        head = self.add_commit(issue.repo, pull.head_sha, issue.title, issue.user,
+                               issue.created_at, [base.sha])
+        pull.commits = [head]
         # GitHub's REST issue for a PR also has its own node id; the PR is what GraphQL serves.
         return pull
 
@@ -596,3 +652,49 @@ class Store:
             self.delete_review_comment(c.id)
         pull.reviews.remove(review)
         self.nodes.pop(review.node_id, None)
+
+    # events and commits -----------------------------------------------------
+
+    def add_event(self, issue: Issue, kind: str, actor: User, when: dt.datetime,
+                  commit_id: str | None = None, fields: dict | None = None) -> Event:
+        eid = self.next_id("event")
+        ev = Event(id=eid, node_id=node_id(EVENT_PREFIX.get(kind, "IE"), issue.repo.id, eid),
+                   issue=issue, event=kind, actor=actor, created_at=when,
+                   commit_id=commit_id, fields=dict(fields or {}))
+        issue.events.append(ev)
+        self.nodes[ev.node_id] = ev
+        return ev
+
+    def add_commit(self, repo: Repo, commit_sha: str, message: str, author: User | None,
+                   when: dt.datetime, parents: list, author_name: str | None = None
+                   ) -> GitCommit:
+        c = GitCommit(sha=commit_sha, repo=repo, message=message, author=author,
+                      author_name=author_name or (author.login if author else "Unknown"),
+                      committed_at=when, parents=list(parents))
+        self.commits[commit_sha] = c
+        return c
+
+    def ancestry(self, commit_sha: str) -> list[str]:
+        """``commit_sha`` and its ancestors, newest first (first parents, then the rest)."""
+        seen, order, todo = set(), [], [commit_sha]
+        while todo:
+            s = todo.pop(0)
+            if s in seen or s not in self.commits:
+                continue
+            seen.add(s)
+            order.append(s)
+            todo.extend(self.commits[s].parents)
+        return order
+
+
+# GraphQL-style node id prefixes of the REST issue events (GitHub: e.g. "LE_", "CE_")
+EVENT_PREFIX = {
+    "labeled": "LE", "unlabeled": "UNLE", "closed": "CE", "reopened": "REE",
+    "merged": "ME", "renamed": "RTE", "assigned": "AE", "unassigned": "UAE",
+    "locked": "LOE", "unlocked": "UNLOE", "review_requested": "RRE",
+    "review_request_removed": "RRRE", "review_dismissed": "RDE",
+    "head_ref_force_pushed": "HRFPE", "head_ref_deleted": "HRDE",
+    "head_ref_restored": "HRRE", "base_ref_changed": "BRCE",
+    "convert_to_draft": "CTDE", "ready_for_review": "RFRE", "transferred": "TE",
+    "milestoned": "MIE", "demilestoned": "DEME",
+}

@@ -777,7 +777,218 @@ def dismiss_review(req: Req, g) -> Resp:
         kind = "pending" if review.state == "PENDING" else review.state.lower()
         return unprocessable(DOC_DISMISS_REVIEW,
                              f"Can not dismiss a {kind} pull request review")
-    return Resp(200, req.fake.dismiss_review(review.id, message))
+    return Resp(200, req.fake.dismiss_review(review.id, message, by=req.login))
+
+
+# --------------------------------------------------------------------------- events, refs, commits
+
+DOC_ISSUE_EVENTS = "https://docs.github.com/rest/issues/events#list-issue-events"
+DOC_GIT_REF = "https://docs.github.com/rest/git/refs#get-a-reference"
+DOC_MATCHING_REFS = "https://docs.github.com/rest/git/refs#list-matching-references"
+DOC_COMPARE = "https://docs.github.com/rest/commits/commits#compare-two-commits"
+DOC_PULL_COMMITS = (
+    "https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request"
+)
+DOC_REDIRECT = (
+    "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"
+)
+PULL_COMMITS_CAP = 250  # "Lists a maximum of 250 commits for a pull request"
+COMPARE_UNPAGED_CAP = 250  # compare without page/per_page: at most 250 commits
+
+
+def list_issue_events(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_ISSUE_EVENTS)
+    issue = repo and issue_of(req, repo, g["number"])
+    if not issue:
+        return not_found(DOC_ISSUE_EVENTS)
+    items = list(issue.events)
+    if getattr(req.fake, "events_order", "ascending") == "descending":
+        items.reverse()
+    chunk, headers = paginate(
+        req, items, f"/repositories/{repo.id}/issues/{issue.number}/events"
+    )
+    users = req.fake._who
+    return Resp(
+        200, [shapes.event(req.view, e, users) for e in chunk], headers, etag=True
+    )
+
+
+def get_issue_event(req: Req, g) -> Resp:
+    doc = "https://docs.github.com/rest/issues/events#get-an-issue-event"
+    repo = visible_repo(req, g, doc)
+    wanted = int(g["event_id"])
+    for issue in (repo.issues.values() if repo else ()):
+        for e in issue.events:
+            if e.id == wanted:
+                return Resp(200, shapes.event(req.view, e, req.fake._who), etag=True)
+    return not_found(doc)
+
+
+def moved_issue(req: Req):
+    """A 301 (307 for a write) for a path under a transferred issue, or None."""
+    found = re.match(REPO + r"/issues/(?P<number>\d+)(?P<rest>/.*)?$", req.path)
+    if not found:
+        return None
+    g = found.groupdict()
+    repo = visible_repo(req, g, DOC_ISSUE)
+    issue = repo and repo.moved.get(int(g["number"]))
+    if not issue:
+        return None
+    query = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in req.query.items())
+    location = (
+        f"{req.api}/repositories/{issue.repo.id}/issues/{issue.number}{g['rest'] or ''}"
+        + (f"?{query}" if query else "")
+    )
+    status = 301 if req.method in ("GET", "HEAD") else 307
+    data = {"message": "Moved Permanently", "url": location, "documentation_url": DOC_REDIRECT}
+    return Resp(status, data, {"location": location})
+
+
+def branches(req: Req, g) -> dict | None:
+    """The branches the fake knows of one repository (stored, or a PR's fork): ref ->
+    (Repo, sha); None when no such repository is visible. A branch is a PR's head (not
+    deleted, head repository not deleted) or a PR's base; when several PRs share a head
+    branch, the one whose head moved last wins."""
+    store = req.store
+    rid = int(g["repo_id"]) if g.get("repo_id") else None
+    owner = None if rid else unquote(g["owner"]).lower()
+    name = None if rid else unquote(g["repo"]).lower()
+
+    def same(r):
+        if r is None:
+            return False
+        if rid is not None:
+            return r.id == rid
+        return r.owner.login.lower() == owner and r.name.lower() == name
+
+    found, known = {}, False
+    for base in list(store.repos.values()):
+        if base.private and req.token is None:
+            continue
+        pulls = [i.pull for i in base.issues.values() if i.pull is not None]
+        if same(base):
+            known = True
+            for p in pulls:
+                found.setdefault(p.base_ref, (base, p.base_sha, -1))
+        for p in sorted(pulls, key=lambda p: (p.head_seq, p.issue.state == "open", p.number)):
+            head = shapes.head_repo(p)
+            if same(head):
+                known = True
+                if not p.head_ref_deleted:
+                    found[p.head_ref] = (head, p.head_sha, p.head_seq)
+        # a fork whose every PR lost its head repository is unknown
+    if not known:
+        return None
+    return {ref: (r, s) for ref, (r, s, _) in found.items()}
+
+
+def get_git_ref(req: Req, g) -> Resp:
+    known = branches(req, g)
+    ref = unquote(g["ref"])
+    if known is None or not ref.startswith("heads/") or ref[6:] not in known:
+        return not_found(DOC_GIT_REF)
+    repo, commit_sha = known[ref[6:]]
+    return Resp(200, shapes.git_ref(req.view, repo, ref[6:], commit_sha), etag=True)
+
+
+def list_matching_refs(req: Req, g) -> Resp:
+    known = branches(req, g)
+    if known is None:
+        return not_found(DOC_MATCHING_REFS)
+    prefix = unquote(g["ref"] or "")
+    out = [
+        shapes.git_ref(req.view, repo, ref, s)
+        for ref, (repo, s) in sorted(known.items())
+        if f"heads/{ref}".startswith(prefix)
+    ]
+    return Resp(200, out, etag=True)
+
+
+def _commit_for(req: Req, repo, spec: str):
+    """A compare side: a sha (full or 7+ hex), ``owner:branch`` or a branch name."""
+    store = req.store
+    if spec in store.gone_shas:
+        return None
+    c = store.commits.get(spec)
+    if c is None and re.fullmatch(r"[0-9a-f]{7,39}", spec):
+        hits = [s for s in store.commits if s.startswith(spec)]
+        c = store.commits.get(hits[0]) if len(hits) == 1 else None
+    if c is None:
+        owner, sep, ref = spec.rpartition(":")
+        g = {"owner": owner if sep else repo.owner.login, "repo": repo.name}
+        known = branches(req, g) or {}
+        if ref in known:
+            c = store.commits.get(known[ref][1])
+    if c is None or c.sha in store.gone_shas or c.repo is not repo:
+        return None
+    return c
+
+
+def compare(req: Req, g) -> Resp:
+    repo = visible_repo(req, g, DOC_COMPARE)
+    if repo is None:
+        return not_found(DOC_COMPARE)
+    basehead = unquote(g["basehead"])
+    base_spec, sep, head_spec = basehead.partition("...")
+    if not sep:
+        return not_found(DOC_COMPARE)
+    ends = []
+    for spec in (base_spec, head_spec):
+        c = _commit_for(req, repo, spec)
+        if c is None:
+            return error(404, f"No commit found for SHA: {spec}", DOC_COMPARE)
+        ends.append(c)
+    base, head = ends
+    store = req.store
+    base_line, head_line = store.ancestry(base.sha), store.ancestry(head.sha)
+    in_base, in_head = set(base_line), set(head_line)
+    ahead = [s for s in head_line if s not in in_base][::-1]  # oldest first
+    behind = [s for s in base_line if s not in in_head]
+    merge_base = next((s for s in head_line if s in in_base), base.sha)
+    if not ahead and not behind:
+        status = "identical"
+    elif not behind:
+        status = "ahead"
+    elif not ahead:
+        status = "behind"
+    else:
+        status = "diverged"
+    commits = [store.commits[s] for s in ahead]
+    headers = {}
+    if "page" in req.query or "per_page" in req.query:
+        commits, headers = paginate(req, commits, f"/repositories/{repo.id}/compare/{basehead}")
+    else:
+        commits = commits[:COMPARE_UNPAGED_CAP]
+    a = f"{req.view.api}/repos/{repo.full_name}"
+    html = f"{req.view.html}/{repo.full_name}"
+    data = {
+        "url": f"{a}/compare/{basehead}",
+        "html_url": f"{html}/compare/{basehead}",
+        "permalink_url": f"{html}/compare/{repo.owner.login}:{base.sha[:7]}..."
+        f"{repo.owner.login}:{head.sha[:7]}",
+        "diff_url": f"{html}/compare/{basehead}.diff",
+        "patch_url": f"{html}/compare/{basehead}.patch",
+        "base_commit": shapes.commit(req.view, base),
+        "merge_base_commit": shapes.commit(req.view, store.commits[merge_base]),
+        "status": status,
+        "ahead_by": len(ahead),
+        "behind_by": len(behind),
+        "total_commits": len(ahead),
+        "commits": [shapes.commit(req.view, c) for c in commits],
+        "files": [],
+    }
+    return Resp(200, data, headers, etag=True)
+
+
+def list_pull_commits(req: Req, g) -> Resp:
+    pull = _pull(req, g, DOC_PULL_COMMITS)
+    if pull is None:
+        return not_found(DOC_PULL_COMMITS)
+    ordered = sorted(pull.commits, key=lambda c: c.committed_at)[:PULL_COMMITS_CAP]
+    chunk, headers = paginate(
+        req, ordered, f"/repositories/{pull.repo.id}/pulls/{pull.number}/commits"
+    )
+    return Resp(200, [shapes.commit(req.view, c) for c in chunk], headers, etag=True)
 
 
 REPO = r"^/(?:repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)|repositories/(?P<repo_id>\d+))"
@@ -791,6 +1002,12 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
         ("GET", REPO + r"/issues/(?P<number>\d+)$", get_issue),
         ("GET", REPO + r"/issues/(?P<number>\d+)/comments$", list_issue_comments),
         ("POST", REPO + r"/issues/(?P<number>\d+)/comments$", create_issue_comment),
+        ("GET", REPO + r"/issues/(?P<number>\d+)/events$", list_issue_events),
+        ("GET", REPO + r"/issues/events/(?P<event_id>\d+)$", get_issue_event),
+        ("GET", REPO + r"/git/ref/(?P<ref>.+)$", get_git_ref),
+        ("GET", REPO + r"/git/matching-refs/(?P<ref>.*)$", list_matching_refs),
+        ("GET", REPO + r"/compare/(?P<basehead>.+)$", compare),
+        ("GET", REPO + r"/pulls/(?P<number>\d+)/commits$", list_pull_commits),
         ("GET", REPO + r"/issues/comments/(?P<comment_id>\d+)$", get_issue_comment),
         (
             "PATCH",

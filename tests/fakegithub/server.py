@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 from . import gql, rest, shapes
 from .faults import MODES, Fault, GraphQLFault, LogEntry, RateLimiter
 from .model import ReviewComment, Store, utc
+from .model import sha as sha_of
 
 API_VERSION = "2022-11-28"
 UA_REQUIRED = (
@@ -35,6 +36,24 @@ UA_REQUIRED = (
 DOC_RATE = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
 DOC_GRAPHQL_AUTH = "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"
 MEDIA = re.compile(r"application/vnd\.github(?:\.v3)?(?:\.(raw|text|html|full))?\+json")
+
+
+# the kind's own fields add_event keeps (GitHub's nesting); other kinds keep none
+EVENT_FIELDS = {
+    "closed": ("state_reason",),
+    "reopened": ("state_reason",),
+    "labeled": ("label",),
+    "unlabeled": ("label",),
+    "assigned": ("assignee", "assigner"),
+    "unassigned": ("assignee", "assigner"),
+    "milestoned": ("milestone",),
+    "demilestoned": ("milestone",),
+    "renamed": ("rename",),
+    "review_requested": ("review_requester", "requested_reviewer", "requested_team"),
+    "review_request_removed": ("review_requester", "requested_reviewer", "requested_team"),
+    "review_dismissed": ("dismissed_review",),
+    "locked": ("lock_reason",),
+}
 
 
 def _now_utc() -> dt.datetime:
@@ -66,6 +85,8 @@ class FakeGitHub:
         self._tokens: dict[str, str] = {}
         self._integration_tokens: set[str] = set()
         self.review_order = "id"  # or "submitted": see list_reviews in rest.py
+        # the issue events list: "ascending" (observed) or "descending" (newest first)
+        self.events_order = "ascending"
         # `since` keeps items updated at or after it ("inclusive"), or only after it
         # ("exclusive"): GitHub's reference says "after"; which one it does is not confirmed
         self.since_mode = "inclusive"
@@ -374,14 +395,18 @@ class FakeGitHub:
         number: int,
         title: str = "A pull request",
         user: str = "octocat",
-        head_ref: str = "feature",
+        head_ref: str | None = None,
         head_owner: str | None = None,
         state: str = "open",
         draft: bool = False,
         body: str | None = None,
         base_ref: str = "main",
     ) -> dict:
-        """A pull request (an issue too, sharing the number). ``state``: open, closed or merged."""
+        """A pull request (an issue too, sharing the number). ``state``: open, closed or merged.
+
+        ``head_ref`` None: "feature", or "feature-N" when another PR of the same head
+        repository has that branch (GitHub keeps one head per branch: two PRs sharing a
+        branch would share every push)."""
         if state not in ("open", "closed", "merged"):
             raise ValueError("state must be open, closed or merged")
         with self._lock:
@@ -398,6 +423,13 @@ class FakeGitHub:
                 "OWNER" if author is repo.owner else "CONTRIBUTOR",
             )
             head = self.store.user(head_owner) if head_owner else repo.owner
+            if head_ref is None:
+                taken = {
+                    i.pull.head_ref
+                    for i in repo.issues.values()
+                    if i.pull is not None and i.pull.head_owner is head
+                }
+                head_ref = "feature" if "feature" not in taken else f"feature-{number}"
             pull = self.store.add_pull(
                 issue, head_ref, head, base_ref, draft, state == "merged"
             )
@@ -707,13 +739,23 @@ class FakeGitHub:
         with self._lock:
             self.store.delete_review_comment(int(comment_id))
 
-    def dismiss_review(self, review_id: int, message: str = "") -> dict:
-        """A submitted APPROVED or CHANGES_REQUESTED review becomes DISMISSED, in place."""
+    def dismiss_review(self, review_id: int, message: str = "", by: str | None = None,
+                       at=None) -> dict:
+        """A submitted APPROVED or CHANGES_REQUESTED review becomes DISMISSED, in place,
+        and ``review_dismissed`` is recorded on its PR (by ``by``, default the owner)."""
         with self._lock:
             review = self._review_or_raise(review_id)
             if review.state not in ("APPROVED", "CHANGES_REQUESTED"):
                 # GitHub: 422 "Can not dismiss a commented/pending pull request review"
                 raise ValueError(f"a {review.state} review cannot be dismissed")
+            self._record(review.pull.issue, "review_dismissed",
+                         by or review.pull.repo.owner.login, at, None, {
+                             "dismissed_review": {
+                                 "state": review.state.lower(),
+                                 "review_id": review.id,
+                                 "dismissal_message": message,
+                                 "dismissal_commit_id": review.pull.head_sha,
+                             }})
             review.state = "DISMISSED"
             review.dismissal_message = message
             return shapes.review(self._view(), review)
@@ -795,6 +837,349 @@ class FakeGitHub:
     def get_review(self, review_id: int) -> dict:
         with self._lock:
             return shapes.review(self._view(), self._review_or_raise(review_id))
+
+    # ------------------------------------------------------------------ issue events, pushes
+
+    def _who(self, login: str):
+        return self.store.user(login, "Bot" if login.endswith("[bot]") else "User")
+
+    def _record(self, issue, kind: str, by: str, at=None, commit_id=None, fields=None):
+        when = utc(at) if at is not None else self._clock
+        return self.store.add_event(issue, kind, self._who(by), when, commit_id, fields)
+
+    def _event_out(self, ev) -> dict:
+        return shapes.event(self._view(), ev, self._who)
+
+    def _touch(self, issue, when=None) -> None:
+        issue.updated_at = max(issue.updated_at, when or self._clock)
+
+    def add_event(self, owner: str, name: str, number: int, event: str,
+                  actor: str = "octocat", at=None, **fields) -> dict:
+        """Record one issue event as GitHub lists it (no effect on the issue: the
+        convenience methods below apply theirs). ``fields``: the kind's own, in GitHub's
+        nesting — ``label`` (a name or {name, color}), ``assignee``/``assigner``,
+        ``review_requester``/``requested_reviewer`` (logins), ``requested_team`` (a slug),
+        ``milestone`` (a title or {title}), ``rename`` ({from, to}), ``dismissed_review``,
+        ``lock_reason``, ``state_reason``; ``commit_id``. A kind not in ``EVENT_FIELDS``
+        keeps only the base fields."""
+        commit_id = fields.pop("commit_id", None)
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            kept = {}
+            for key in EVENT_FIELDS.get(event, ()):
+                if key not in fields:
+                    continue
+                value = fields[key]
+                if key == "label" and isinstance(value, str):
+                    value = {"name": value, "color": shapes.label_color(value)}
+                if key == "milestone" and isinstance(value, str):
+                    value = {"title": value}
+                kept[key] = value
+            ev = self._record(issue, event, actor, at, commit_id, kept)
+            return self._event_out(ev)
+
+    def close_issue(self, owner: str, name: str, number: int, by: str = "octocat",
+                    reason: str | None = None, at=None) -> dict:
+        """Close an issue or a PR: state closed, closed_at, closed_by, state_reason
+        (``reason``; default "completed" for an issue, none for a PR)."""
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            ev = self._close(issue, by, reason, at)
+            return self._event_out(ev)
+
+    def _close(self, issue, by, reason=None, at=None, commit_id=None):
+        fields = {}
+        if issue.pull is None:
+            reason = reason or "completed"
+            fields["state_reason"] = reason
+        ev = self._record(issue, "closed", by, at, commit_id, fields)
+        issue.state, issue.closed_at = "closed", ev.created_at
+        issue.state_reason, issue.closed_by = reason, ev.actor
+        self._touch(issue, ev.created_at)
+        return ev
+
+    def reopen_issue(self, owner: str, name: str, number: int, by: str = "octocat",
+                     at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            if issue.pull is not None and issue.pull.merged:
+                raise ValueError("a merged pull request cannot be reopened")
+            fields = {"state_reason": "reopened"} if issue.pull is None else {}
+            ev = self._record(issue, "reopened", by, at, None, fields)
+            issue.state, issue.closed_at = "open", None
+            issue.state_reason = "reopened" if issue.pull is None else None
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def merge_pull(self, owner: str, name: str, number: int, by: str = "octocat",
+                   at=None) -> list[dict]:
+        """Merge an open PR: ``merged`` (commit_id: the merge commit) then ``closed``, in
+        the same second, as GitHub records them; merged, merged_at, merged_by, closed."""
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            if pull.merged or pull.issue.state != "open":
+                raise ValueError(f"{owner}/{name}#{number} is not open")
+            merge_sha = sha_of("merge", pull.head_sha)
+            merged = self._record(pull.issue, "merged", by, at, merge_sha)
+            closed = self._close(pull.issue, by, None, merged.created_at)
+            pull.merged, pull.merged_at = True, merged.created_at
+            pull.merged_by, pull.merge_sha = merged.actor, merge_sha
+            return [self._event_out(merged), self._event_out(closed)]
+
+    def lock_issue(self, owner: str, name: str, number: int, reason: str | None = "resolved",
+                   by: str = "octocat", at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            ev = self._record(issue, "locked", by, at, None, {"lock_reason": reason})
+            issue.locked, issue.lock_reason = True, reason
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def unlock_issue(self, owner: str, name: str, number: int, by: str = "octocat",
+                     at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            ev = self._record(issue, "unlocked", by, at)
+            issue.locked, issue.lock_reason = False, None
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def rename_issue(self, owner: str, name: str, number: int, title: str,
+                     by: str = "octocat", at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            ev = self._record(issue, "renamed", by, at, None,
+                              {"rename": {"from": issue.title, "to": title}})
+            issue.title = title
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def add_label(self, owner: str, name: str, number: int, label: str,
+                  by: str = "octocat", at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            ev = self._record(issue, "labeled", by, at, None, {
+                "label": {"name": label, "color": shapes.label_color(label)}})
+            if label not in issue.labels:
+                issue.labels.append(label)
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def remove_label(self, owner: str, name: str, number: int, label: str,
+                     by: str = "octocat", at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            ev = self._record(issue, "unlabeled", by, at, None, {
+                "label": {"name": label, "color": shapes.label_color(label)}})
+            if label in issue.labels:
+                issue.labels.remove(label)
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def assign(self, owner: str, name: str, number: int, login: str, by: str = "octocat",
+               at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            who = self._who(login)
+            ev = self._record(issue, "assigned", by, at, None,
+                              {"assignee": who.login, "assigner": by})
+            if who not in issue.assignees:
+                issue.assignees.append(who)
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def unassign(self, owner: str, name: str, number: int, login: str, by: str = "octocat",
+                 at=None) -> dict:
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            who = self._who(login)
+            ev = self._record(issue, "unassigned", by, at, None,
+                              {"assignee": who.login, "assigner": by})
+            if who in issue.assignees:
+                issue.assignees.remove(who)
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def set_milestone(self, owner: str, name: str, number: int, title: str | None,
+                      by: str = "octocat", at=None) -> dict:
+        """``milestoned`` (a title) or ``demilestoned`` (None: the current one removed)."""
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            if title is None:
+                if issue.milestone is None:
+                    raise ValueError("no milestone to remove")
+                ev = self._record(issue, "demilestoned", by, at, None,
+                                  {"milestone": {"title": issue.milestone}})
+            else:
+                ev = self._record(issue, "milestoned", by, at, None,
+                                  {"milestone": {"title": title}})
+            issue.milestone = title
+            self._touch(issue, ev.created_at)
+            return self._event_out(ev)
+
+    def request_review(self, owner: str, name: str, number: int, reviewer: str | None = None,
+                       team: str | None = None, by: str = "octocat", at=None) -> dict:
+        """``review_requested`` from a user (``reviewer``) or a team (``team``: its slug)."""
+        return self._review_request(owner, name, number, reviewer, team, by, at, True)
+
+    def remove_review_request(self, owner: str, name: str, number: int,
+                              reviewer: str | None = None, team: str | None = None,
+                              by: str = "octocat", at=None) -> dict:
+        return self._review_request(owner, name, number, reviewer, team, by, at, False)
+
+    def _review_request(self, owner, name, number, reviewer, team, by, at, add):
+        if (reviewer is None) == (team is None):
+            raise ValueError("pass exactly one of reviewer and team")
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            fields = {"review_requester": by}
+            if reviewer is not None:
+                who = self._who(reviewer)
+                fields["requested_reviewer"] = who.login
+                people = pull.requested_reviewers
+                if add and who not in people:
+                    people.append(who)
+                elif not add and who in people:
+                    people.remove(who)
+            else:
+                fields["requested_team"] = team
+                teams = pull.requested_teams
+                if add and team not in teams:
+                    teams.append(team)
+                elif not add and team in teams:
+                    teams.remove(team)
+            kind = "review_requested" if add else "review_request_removed"
+            ev = self._record(pull.issue, kind, by, at, None, fields)
+            self._touch(pull.issue, ev.created_at)
+            return self._event_out(ev)
+
+    def set_draft(self, owner: str, name: str, number: int, draft: bool,
+                  by: str = "octocat", at=None) -> dict:
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            kind = "convert_to_draft" if draft else "ready_for_review"
+            ev = self._record(pull.issue, kind, by, at)
+            pull.draft = bool(draft)
+            self._touch(pull.issue, ev.created_at)
+            return self._event_out(ev)
+
+    def change_base(self, owner: str, name: str, number: int, base: str,
+                    by: str = "octocat", at=None) -> dict:
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            ev = self._record(pull.issue, "base_ref_changed", by, at)
+            pull.base_ref = base
+            self._touch(pull.issue, ev.created_at)
+            return self._event_out(ev)
+
+    def delete_head_ref(self, owner: str, name: str, number: int, by: str = "octocat",
+                        at=None) -> dict:
+        """The head branch is deleted: its ref answers 404; ``head`` on the PR stays."""
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            ev = self._record(pull.issue, "head_ref_deleted", by, at)
+            pull.head_ref_deleted = True
+            return self._event_out(ev)
+
+    def restore_head_ref(self, owner: str, name: str, number: int, by: str = "octocat",
+                         at=None) -> dict:
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            ev = self._record(pull.issue, "head_ref_restored", by, at)
+            pull.head_ref_deleted = False
+            return self._event_out(ev)
+
+    def delete_head_repo(self, owner: str, name: str, number: int) -> None:
+        """The PR's head repository is gone (a deleted fork): ``head.repo`` null, its ref
+        404. No issue event (GitHub records none)."""
+        with self._lock:
+            self._pull_or_raise(owner, name, number).head_repo_deleted = True
+
+    def transfer_issue(self, owner: str, name: str, number: int, to_owner: str,
+                       to_name: str, by: str = "octocat", at=None) -> int:
+        """Move an issue (not a PR) to another stored repository, with its comments and
+        events, after recording ``transferred``; returns its new number. Every REST read
+        under the old path then answers 301 with ``Location`` at the new place."""
+        with self._lock:
+            issue = self.store.issue_or_raise(owner, name, number)
+            if issue.pull is not None:
+                raise ValueError("pull requests cannot be transferred")
+            target = self.store.repo_or_raise(to_owner, to_name)
+            if target is issue.repo:
+                raise ValueError("an issue is transferred to another repository")
+            self._record(issue, "transferred", by, at)
+            old = issue.repo
+            new_number = max([*target.issues, *target.moved, 0]) + 1
+            del old.issues[issue.number]
+            old.moved[issue.number] = issue
+            issue.repo, issue.number = target, new_number
+            target.issues[new_number] = issue
+            return new_number
+
+    def push(self, owner: str, name: str, number: int, count: int = 1,
+             messages: list | None = None, author: str | None = "octocat",
+             author_type: str = "User", committed_at=None, force: bool = False,
+             by: str | None = None, outdate_paths=None, to_sha: str | None = None,
+             at=None) -> list[str]:
+        """Push ``count`` commits to the PR's head branch; returns their shas, oldest first.
+
+        A fast-forward appends them (no issue event: GitHub records none for a push).
+        ``force``: they replace the PR's commits (parented on its base), and
+        ``head_ref_force_pushed`` is recorded by ``by`` or ``author`` (commit_id null);
+        with ``to_sha`` (one of the PR's commits) the head is forced back to it and no
+        commit is made. ``committed_at``: one date or a list (one per commit; default the
+        clock). ``author`` None: a commit whose email matches no account (author null).
+        Threads on ``outdate_paths`` become outdated (line null)."""
+        with self._lock:
+            pull = self._pull_or_raise(owner, name, number)
+            repo = pull.repo
+            who = None if author is None else self.store.user(author, author_type)
+            new = []
+            if to_sha is not None:
+                shas = [c.sha for c in pull.commits]
+                if to_sha not in shas:
+                    raise ValueError(f"{to_sha} is not a commit of the pull request")
+                pull.commits = pull.commits[: shas.index(to_sha) + 1]
+                force = True
+            else:
+                parent = pull.base_sha if force else pull.head_sha
+                dates = committed_at if isinstance(committed_at, (list, tuple)) else None
+                for i in range(count):
+                    message = messages[i] if messages else f"Commit {len(new) + 1} on #{number}"
+                    if dates is not None:
+                        when = utc(dates[i])
+                    else:
+                        when = utc(committed_at) if committed_at is not None else self._clock
+                    self._pushes = getattr(self, "_pushes", 0) + 1
+                    commit_sha = sha_of("commit", repo.id, number, self._pushes, message)
+                    new.append(self.store.add_commit(
+                        repo, commit_sha, message, who, when, [parent],
+                        author_name=author or "Someone"))
+                    parent = commit_sha
+                pull.commits = new if force else pull.commits + new
+            pull.head_sha = pull.commits[-1].sha
+            self.store.head_moves += 1
+            pull.head_seq = self.store.head_moves
+            if force:
+                actor = by or author or "octocat"
+                self._record(pull.issue, "head_ref_force_pushed", actor, at)
+            paths = set(outdate_paths or ())
+            for t in pull.threads:
+                if t.path in paths and not t.is_outdated:
+                    t.is_outdated = True
+                    t.line = t.start_line = None
+                    for c in t.comments:
+                        c.position = None
+            return [c.sha for c in new]
+
+    def gc(self, commit_sha: str) -> None:
+        """``commit_sha`` is garbage-collected: compare answers 404 "No commit found"."""
+        with self._lock:
+            self.store.gone_shas.add(commit_sha)
+
+    def event_ids(self, owner: str, name: str, number: int) -> list[int]:
+        with self._lock:
+            return [e.id for e in self.store.issue_or_raise(owner, name, number).events]
 
     # ------------------------------------------------------------------ log, hooks, faults
 
@@ -1060,7 +1445,9 @@ class FakeGitHub:
             store=self.store,
             fake=self,
         )
-        resp = func(req, groups) if func is not None else rest.not_found()
+        resp = rest.moved_issue(req)  # a transferred issue's old paths redirect
+        if resp is None:
+            resp = func(req, groups) if func is not None else rest.not_found()
         out_headers = {**base, **{k.lower(): v for k, v in resp.headers.items()}}
         payload = b"" if resp.data is None else _json(resp.data)
         if resp.data is not None:

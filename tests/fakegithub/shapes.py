@@ -13,7 +13,20 @@ import html as html_lib
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .model import Comment, Issue, Pull, Repo, Review, ReviewComment, User, sha, ts
+from .model import (
+    Comment,
+    Event,
+    GitCommit,
+    Issue,
+    Pull,
+    Repo,
+    Review,
+    ReviewComment,
+    User,
+    node_id,
+    sha,
+    ts,
+)
 
 
 @dataclass(frozen=True)
@@ -206,19 +219,19 @@ def issue(view: View, i: Issue, single: bool = True) -> dict:
         "number": i.number,
         "title": i.title,
         "user": user(view, i.user),
-        "labels": [],
+        "labels": [label(view, r, n) for n in i.labels],
         "state": i.state,
-        "locked": False,
-        "assignee": None,
-        "assignees": [],
-        "milestone": None,
+        "locked": i.locked,
+        "assignee": user(view, i.assignees[0]) if i.assignees else None,
+        "assignees": [user(view, u) for u in i.assignees],
+        "milestone": milestone(view, i),
         "comments": len(i.comments),
         "created_at": ts(i.created_at),
         "updated_at": ts(i.updated_at),
         "closed_at": ts(i.closed_at),
         "author_association": i.association,
         "type": None,
-        "active_lock_reason": None,
+        "active_lock_reason": i.lock_reason if i.locked else None,
     }
     if i.pull is not None:
         p = i.pull
@@ -228,16 +241,100 @@ def issue(view: View, i: Issue, single: bool = True) -> dict:
             "html_url": f"{view.html}/{r.full_name}/pull/{i.number}",
             "diff_url": f"{view.html}/{r.full_name}/pull/{i.number}.diff",
             "patch_url": f"{view.html}/{r.full_name}/pull/{i.number}.patch",
-            "merged_at": ts(i.closed_at) if p.merged else None,
+            "merged_at": ts(merged_at(p)),
         }
     data.update(_bodies(view, i.body))
     if single:
-        data["closed_by"] = None
+        data["closed_by"] = (
+            user(view, i.closed_by) if i.closed_by and i.state == "closed" else None
+        )
     data["reactions"] = reactions(f"{a}/reactions")
     data["timeline_url"] = f"{a}/timeline"
     data["performed_via_github_app"] = None
-    data["state_reason"] = "completed" if i.state == "closed" else None
+    data["state_reason"] = state_reason(i)
     return data
+
+
+def state_reason(i: Issue):
+    if i.state_reason is not None:
+        return i.state_reason
+    return "completed" if i.state == "closed" else None
+
+
+def merged_at(p: Pull):
+    if not p.merged:
+        return None
+    return p.merged_at or p.issue.closed_at
+
+
+def label(view: View, r: Repo, name: str) -> dict:
+    lid = int(sha("label", r.id, name)[:8], 16)
+    return {
+        "id": lid,
+        "node_id": node_id("LA", r.id, lid),
+        "url": f"{view.api}/repos/{r.full_name}/labels/{quote(name, safe='')}",
+        "name": name,
+        "color": label_color(name),
+        "default": False,
+        "description": None,
+        "archived_by": None,
+    }
+
+
+def label_color(name: str) -> str:
+    return sha("color", name)[:6]
+
+
+def milestone(view: View, i: Issue):
+    if i.milestone is None:
+        return None
+    r = i.repo
+    number = int(sha("milestone", r.id, i.milestone)[:4], 16) % 997 + 1
+    mid = int(sha("milestone-id", r.id, i.milestone)[:8], 16)
+    a = f"{view.api}/repos/{r.full_name}/milestones/{number}"
+    created = ts(r.created_at)
+    return {
+        "url": a,
+        "html_url": f"{view.html}/{r.full_name}/milestone/{number}",
+        "labels_url": f"{a}/labels",
+        "id": mid,
+        "node_id": node_id("MI", r.id, mid),
+        "number": number,
+        "state": "open",
+        "title": i.milestone,
+        "description": None,
+        "creator": user(view, r.owner),
+        "open_issues": 1,
+        "closed_issues": 0,
+        "created_at": created,
+        "updated_at": created,
+        "closed_at": None,
+        "due_on": None,
+    }
+
+
+def team(view: View, r: Repo, slug: str) -> dict:
+    """A team of the repository's owner (GitHub's ``Team``); ``slug`` is also its name."""
+    tid = int(sha("team", r.owner.id, slug)[:7], 16)
+    org = quote(r.owner.login, safe="")
+    a = f"{view.api}/organizations/{r.owner.id}/team/{tid}"
+    return {
+        "name": slug,
+        "id": tid,
+        "node_id": node_id("T", tid),
+        "slug": slug,
+        "description": None,
+        "privacy": "closed",
+        "notification_setting": "notifications_enabled",
+        "url": a,
+        "html_url": f"{view.html}/orgs/{org}/teams/{slug}",
+        "members_url": f"{a}/members{{/member}}",
+        "repositories_url": f"{a}/repos",
+        "type": "organization",
+        "organization_id": r.owner.id,
+        "permission": "pull",
+        "parent": None,
+    }
 
 
 def comment_html_url(view: View, c: Comment) -> str:
@@ -270,7 +367,7 @@ def _branch(view: View, p: Pull, which: str) -> dict:
     r = p.repo
     if which == "head":
         owner, ref, commit = p.head_owner, p.head_ref, p.head_sha
-        repo = r if owner is r.owner else _fork(r, owner)
+        repo = head_repo(p)
     else:
         owner, ref, commit, repo = r.owner, p.base_ref, p.base_sha, r
     return {
@@ -278,15 +375,21 @@ def _branch(view: View, p: Pull, which: str) -> dict:
         "ref": ref,
         "sha": commit,
         "user": user(view, owner),
-        "repo": repository(view, repo),
+        "repo": None if repo is None else repository(view, repo),
     }
+
+
+def head_repo(p: Pull):
+    """The PR's head repository (the base one, or a fork not stored); None once deleted."""
+    if p.head_repo_deleted:
+        return None
+    r = p.repo
+    return r if p.head_owner is r.owner else _fork(r, p.head_owner)
 
 
 def _fork(r: Repo, owner: User) -> Repo:
     """The head repository of a pull request from another owner (a fork, not stored)."""
     fork_id = r.id + 1_000_000 + owner.id % 1_000_000
-    from .model import node_id
-
     return Repo(
         id=fork_id,
         node_id=node_id("R", fork_id),
@@ -313,7 +416,7 @@ def _pull_common(view: View, p: Pull) -> dict:
         "issue_url": ia,
         "number": i.number,
         "state": state,
-        "locked": False,
+        "locked": i.locked,
         "title": i.title,
         "user": user(view, i.user),
     }
@@ -323,14 +426,14 @@ def _pull_common(view: View, p: Pull) -> dict:
             "created_at": ts(i.created_at),
             "updated_at": ts(i.updated_at),
             "closed_at": ts(i.closed_at),
-            "merged_at": ts(i.closed_at) if p.merged else None,
-            "merge_commit_sha": sha("merge", p.head_sha),
-            "assignee": None,
-            "assignees": [],
-            "requested_reviewers": [],
-            "requested_teams": [],
-            "labels": [],
-            "milestone": None,
+            "merged_at": ts(merged_at(p)),
+            "merge_commit_sha": p.merge_sha or sha("merge", p.head_sha),
+            "assignee": user(view, i.assignees[0]) if i.assignees else None,
+            "assignees": [user(view, u) for u in i.assignees],
+            "requested_reviewers": [user(view, u) for u in p.requested_reviewers],
+            "requested_teams": [team(view, r, t) for t in p.requested_teams],
+            "labels": [label(view, r, n) for n in i.labels],
+            "milestone": milestone(view, i),
             "draft": p.draft,
             "commits_url": f"{a}/commits",
             "review_comments_url": f"{a}/comments",
@@ -355,7 +458,7 @@ def _pull_common(view: View, p: Pull) -> dict:
             },
             "author_association": i.association,
             "auto_merge": None,
-            "active_lock_reason": None,
+            "active_lock_reason": i.lock_reason if i.locked else None,
         }
     )
     return data
@@ -375,14 +478,14 @@ def pull_full(view: View, p: Pull) -> dict:
             "mergeable_state": "unknown"
             if p.merged or p.issue.state == "closed"
             else "clean",
-            "merged_by": user(view, p.repo.owner) if p.merged else None,
+            "merged_by": user(view, p.merged_by or p.repo.owner) if p.merged else None,
             "comments": len(p.issue.comments),
             # drafts in pending reviews are not counted (whoever asks)
             "review_comments": sum(
                 1 for c in p.review_comments if c.review.state != "PENDING"
             ),
             "maintainer_can_modify": False,
-            "commits": 1,
+            "commits": len(p.commits),
             "additions": 10,
             "deletions": 2,
             "changed_files": max(1, len({t.path for t in p.threads})),
@@ -462,6 +565,96 @@ def review_comment(view: View, c: ReviewComment) -> dict:
         }
     )
     return data
+
+
+# --------------------------------------------------------------------------- events, commits
+
+USER_FIELDS = ("assignee", "assigner", "review_requester", "requested_reviewer")
+
+
+def event(view: View, ev: Event, users) -> dict:
+    """An issue event as ``GET /issues/N/events`` lists it (``users``: login -> User)."""
+    r = ev.issue.repo
+    data = {
+        "id": ev.id,
+        "node_id": ev.node_id,
+        "url": f"{view.api}/repos/{r.full_name}/issues/events/{ev.id}",
+        "actor": user(view, ev.actor),
+        "event": ev.event,
+        "commit_id": ev.commit_id,
+        "commit_url": None
+        if ev.commit_id is None
+        else f"{view.api}/repos/{r.full_name}/commits/{ev.commit_id}",
+        "created_at": ts(ev.created_at),
+    }
+    for key, value in ev.fields.items():
+        if key in USER_FIELDS:
+            data[key] = None if value is None else user(view, users(value))
+        elif key == "requested_team":
+            data[key] = team(view, r, value)
+        else:
+            data[key] = value
+    data["performed_via_github_app"] = None
+    return data
+
+
+def commit(view: View, c: GitCommit) -> dict:
+    """A commit as the compare and PR commits lists show it (GitHub's ``Commit``)."""
+    r = c.repo
+    a = f"{view.api}/repos/{r.full_name}"
+    email = (
+        f"{c.author.id}+{c.author.login}@users.noreply.github.com"
+        if c.author is not None
+        else "someone@example.com"
+    )
+    person = {"name": c.author_name, "email": email, "date": ts(c.committed_at)}
+    tree = sha("tree", c.sha)
+    return {
+        "sha": c.sha,
+        "node_id": node_id("C", r.id, int(c.sha[:12], 16)),
+        "commit": {
+            "author": dict(person),
+            "committer": dict(person),
+            "message": c.message,
+            "tree": {"sha": tree, "url": f"{a}/git/trees/{tree}"},
+            "url": f"{a}/git/commits/{c.sha}",
+            "comment_count": 0,
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            },
+        },
+        "url": f"{a}/commits/{c.sha}",
+        "html_url": f"{view.html}/{r.full_name}/commit/{c.sha}",
+        "comments_url": f"{a}/commits/{c.sha}/comments",
+        "author": None if c.author is None else user(view, c.author),
+        "committer": None if c.author is None else user(view, c.author),
+        "parents": [
+            {
+                "sha": p,
+                "url": f"{a}/commits/{p}",
+                "html_url": f"{view.html}/{r.full_name}/commit/{p}",
+            }
+            for p in c.parents
+        ],
+    }
+
+
+def git_ref(view: View, r: Repo, ref: str, commit_sha: str) -> dict:
+    a = f"{view.api}/repos/{r.full_name}"
+    return {
+        "ref": f"refs/heads/{ref}",
+        "node_id": node_id("REF", r.id, int(sha("ref", ref)[:12], 16)),
+        "url": f"{a}/git/refs/heads/{quote(ref, safe='/')}",
+        "object": {
+            "sha": commit_sha,
+            "type": "commit",
+            "url": f"{a}/git/commits/{commit_sha}",
+        },
+    }
 
 
 def rate_limit_overview(resources: dict) -> dict:
