@@ -260,7 +260,7 @@ class GitHubClient:
 
     # -- JSON ------------------------------------------------------------------------------
     @staticmethod
-    def json_of(resp: Response, what: str) -> Any:
+    def json_of(resp: Response, what: str, comments: bool = True) -> Any:
         """The body as strict JSON, its REST items' types checked on the way in: a comment,
         review or pull request (an object with an `id`, or a list of them) whose id, times,
         logins or line numbers are of the wrong type is a malformed answer (exit 6) before
@@ -278,6 +278,8 @@ class GitHubClient:
             raise ServerError(f"{what}: malformed JSON in the response "
                               f"(HTTP {resp.status}, {size} bytes): {exc}",
                               status=resp.status)
+        if not comments:  # another kind of item (commits): its reader checks it
+            return data
         if isinstance(data, list):
             for item in data:
                 check_comment(item, what)

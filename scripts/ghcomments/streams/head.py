@@ -196,7 +196,7 @@ class HeadStream(Stream):
             except NotFoundError:  # OLD is gone (garbage-collected): history was rewritten
                 return self._force_push(old, new, limit)
             self.pages += 1
-            data = self.client.json_of(resp, what)
+            data = self.client.json_of(resp, what, comments=False)
             if not isinstance(data, dict):
                 raise ServerError(f"{what}: malformed response: not an object")
             status = data.get("status")
@@ -227,11 +227,22 @@ class HeadStream(Stream):
         """History rewritten: the newest `limit` commits of the pull request (its commits
         list, sorted by date and capped at 250 by GitHub: said in `truncated`)."""
         what = f"commits of {self.label}"
-        items, pages, truncated = self.client.paginate(
-            f"repos/{self.owner}/{self.repo}/pulls/{self.number}/commits",
-            {"per_page": PER_PAGE}, max_pages=min(self.max_pages, 3), what=what)
-        self.pages += pages
-        commits = [ev.check_commit(c, what) for c in items]
+        commits: List[Dict[str, Any]] = []
+        truncated = False
+        for page in range(1, COMMITS_CAP // PER_PAGE + 2):
+            if page > self.max_pages:
+                truncated = True
+                break
+            resp = self.client.request(
+                "GET", f"repos/{self.owner}/{self.repo}/pulls/{self.number}/commits",
+                params={"per_page": PER_PAGE, "page": page}, what=what)
+            self.pages += 1
+            data = self.client.json_of(resp, what, comments=False)
+            if not isinstance(data, list):
+                raise ServerError(f"{what}: malformed response: not a list")
+            commits += [ev.check_commit(c, what) for c in data]
+            if not data or not self.client.links(resp).get("next"):
+                break
         newest = commits[-limit:] if limit else []
         actor = (self.force_event or {}).get("actor")
         return {"commits": newest, "head_sha": new, "previous_head_sha": old,
