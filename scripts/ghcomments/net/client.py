@@ -181,6 +181,8 @@ class GitHubClient:
                     attempt -= 1
                     continue
             if 200 <= resp.status < 300 or resp.status == 304:
+                if resp.redirected and not self.follow_redirects:  # gh followed it itself
+                    raise self._moved(what, url, resp.url, 301)
                 return resp
             data = self._maybe_json(resp)
             wait = rate_limit_wait(resp.status, resp.headers, data)

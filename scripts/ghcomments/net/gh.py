@@ -79,7 +79,10 @@ class GhTransport:
             out, err, code = _run_gh_capped(argv, body, self.timeout + 5, env)
         visited, err = gh_trace(err)
         check_gh_origins(visited, origin_of(base), method, code)
-        return _parse_gh_output(out, err, code, url)
+        resp = _parse_gh_output(out, err, code, url)
+        if len(visited) > 1:  # gh followed a redirect on the API's origin (a GET)
+            resp.url, resp.redirected = visited[-1], True
+        return resp
 
 
 def gh_api_env(env: Mapping[str, str], config_dir: Optional[str]) -> Dict[str, str]:

@@ -50,6 +50,7 @@ class Response:
     headers: Dict[str, str]  # lower-case names
     body: bytes
     url: str
+    redirected: bool = False  # gh followed a redirect itself (url: where it ended)
 
 
 class TransportError(Exception):

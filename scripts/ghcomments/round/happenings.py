@@ -64,6 +64,7 @@ def before_read(rnd: Round, kind: str, previous: Cursors, batches: Dict[str, Bat
                 f"events are reported from its saved_at minus {rnd.FALLBACK_MINUTES} minutes "
                 f"({rnd.tracked_since}), a time of this machine's clock, not GitHub's")
     elif isinstance(stream, HeadStream):
+        stream.skip = bool(getattr(rnd.streams.get("events"), "unavailable", False))
         batch = batches.get("events")
         force = [e for e in (batch.items if batch is not None else [])
                  if e.get("event") == "head_ref_force_pushed"]
@@ -102,7 +103,9 @@ def fields(rnd: Round, reading: Reading) -> Dict[str, Any]:
         state = subject.state() if subject is not None and subject._raw is not None else None
     if state is not None and getattr(rnd, "moved_to", None):
         state = dict(state, moved_to=rnd.moved_to)
-    out: Dict[str, Any] = {"events": events, "event_count": len(events), "state": state}
+    unavailable = bool(getattr(rnd.streams["events"], "unavailable", False))
+    out: Dict[str, Any] = {"events": None if unavailable else events,
+                           "event_count": len(events), "state": state}
     if "head" in rnd.streams:
         pushes = reading.shown.get("pushes") or []
         out["pushes"] = pushes[0] if pushes else None

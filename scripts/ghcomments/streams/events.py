@@ -15,7 +15,7 @@ the cursor was set (`Subject`), with every event up to the cursor applied since.
 
 from __future__ import annotations
 
-from ..base.errors import ServerError
+from ..base.errors import AuthError, ServerError
 from ..base.plain import replace
 from ..store import records
 from ..text import events as ev
@@ -129,6 +129,7 @@ class EventsStream(Stream):
         super().__init__(*args, **kw)
         self.base_state: Optional[Dict[str, Any]] = None  # the state a new cursor starts from
         self.returned_kinds: List[str] = []               # of this read: for the head stream
+        self.unavailable = False  # a 403 on the list: `events` and `pushes` are null
 
     # -- cursors and hints -------------------------------------------------------------------
     @staticmethod
@@ -179,12 +180,22 @@ class EventsStream(Stream):
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
         self.returned_kinds = []
+        self.unavailable = False
         if not self.active:  # without the flag: the stored cursor and hint, no request
             return Batch(self.kind, cursor=previous, hint=hint, more_available=False)
-        if previous is None:
-            return self._establish(limit)
-        return self._after(previous, hint if self.valid_hint(hint) and self.hint_matches(
-            hint, previous) else None, limit)
+        try:
+            if previous is None:
+                return self._establish(limit)
+            return self._after(previous, hint if self.valid_hint(hint) and self.hint_matches(
+                hint, previous) else None, limit)
+        except AuthError as exc:
+            if exc.status != 403:
+                raise
+            # a token without access to events: the round goes on without them (section 21)
+            self.unavailable = True
+            self.warnings.append(f"events and pushes of {self.label} are null: the token "
+                                 f"cannot read them ({exc.message})")
+            return Batch(self.kind, cursor=previous, hint=None, more_available=False)
 
     def _newest_first(self, got: Dict[int, _Page]) -> Any:
         """The list's events, newest first, page by page (pages read once, within

@@ -65,7 +65,7 @@ class HeadStream(Stream):
     subject: Optional[Subject] = None
     push_reason: Optional[Callable[[Dict[str, Any]], Optional[str]]] = None
     force_event: Optional[Dict[str, Any]] = None  # a head_ref_force_pushed this read returned
-    first_ask = False
+    skip = False  # the events list answered 403: pushes are null too (section 21)
 
     # -- cursors and hints -------------------------------------------------------------------
     @staticmethod
@@ -159,7 +159,7 @@ class HeadStream(Stream):
     # -- the read ----------------------------------------------------------------------------
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
-        if not self.active:
+        if not self.active or self.skip:  # no flag, or no access to events (a 403)
             return Batch(self.kind, cursor=previous, hint=hint, more_available=False)
         if hint is not None and not (self.valid_hint(hint) and self.hint_matches(hint,
                                                                                  previous)):

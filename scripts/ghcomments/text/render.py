@@ -107,9 +107,76 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
         lines += _comment_lines(c)
     for c in edited_inline:
         lines += _inline_lines(c, threads)
+    lines += _happened_lines(doc)
     for w in doc.get("warnings") or []:
         lines.append(f"note: {_f(w)}")
     return "\n".join(lines) + "\n"
+
+
+_EVENT_DETAIL = {
+    "labeled": lambda e: f"label {_f((e.get('label') or {}).get('name'))}",
+    "unlabeled": lambda e: f"label {_f((e.get('label') or {}).get('name'))}",
+    "assigned": lambda e: f"assignee {_f(e.get('assignee'))}",
+    "unassigned": lambda e: f"assignee {_f(e.get('assignee'))}",
+    "milestoned": lambda e: f"milestone {_f((e.get('milestone') or {}).get('title'))}",
+    "demilestoned": lambda e: f"milestone {_f((e.get('milestone') or {}).get('title'))}",
+    "renamed": lambda e: (f"from {_f((e.get('rename') or {}).get('from'))} to "
+                          f"{_f((e.get('rename') or {}).get('to'))}"),
+    "review_requested": lambda e: f"reviewer {_reviewer(e)}",
+    "review_request_removed": lambda e: f"reviewer {_reviewer(e)}",
+    "review_dismissed": lambda e: (
+        f"review {_f((e.get('dismissed_review') or {}).get('review_id'))}: "
+        f"{_f((e.get('dismissed_review') or {}).get('dismissal_message'))}"),
+    "locked": lambda e: f"reason {_f(e.get('lock_reason'))}",
+}
+
+
+def _reviewer(e: Dict[str, Any]) -> str:
+    team = e.get("requested_team")
+    if isinstance(team, dict):
+        return f"team {_f(team.get('slug'))}"
+    return _f(e.get("requested_reviewer"))
+
+
+def _happened_lines(doc: Dict[str, Any]) -> List[str]:
+    """--include-events (section 21): the state, each event, the push and the threads it
+    outdated — every field escaped (titles, names, messages are strangers' text)."""
+    if "events" not in doc:
+        return []
+    lines: List[str] = []
+    state = doc.get("state")
+    if isinstance(state, dict):
+        flags = [k for k in ("merged", "draft", "locked") if state.get(k)]
+        where = f", moved to {_f(state['moved_to'])}" if state.get("moved_to") else ""
+        lines.append(f"state: {_f(state.get('state'))}"
+                     + (f" ({', '.join(flags)})" if flags else "") + where)
+    events = doc.get("events")
+    if events is None:
+        lines.append("events: not readable with this token")
+    for e in events or []:
+        if not isinstance(e, dict):
+            continue
+        detail = _EVENT_DETAIL.get(e.get("event"))  # type: ignore[arg-type]
+        lines.append(f"[event {_f(e.get('id'))}] {_f(e.get('event'))} by {_f(e.get('actor'))} "
+                     f"at {_f(e.get('created_at'))}" + (f" — {detail(e)}" if detail else ""))
+    push = doc.get("pushes")
+    if isinstance(push, dict):
+        commits = push.get("commits") or []
+        outdated = doc.get("outdated_threads")
+        what = "force-pushed" if push.get("force_pushed") else "pushed"
+        line = (f"{len(commits)} commit(s) {what}; head {_f(push.get('head_sha'))}")
+        if isinstance(outdated, list):
+            line += f"; {len(outdated)} thread(s) now outdated"
+        lines.append(line)
+        for c in commits:
+            if isinstance(c, dict):
+                lines.append(f"  {_f(str(c.get('sha'))[:12])} {_f(c.get('author'))}: "
+                             f"{_f(c.get('message'))}")
+        for t in outdated or []:
+            if isinstance(t, dict):
+                lines.append(f"  outdated: {_f(t.get('path'))} (was line "
+                             f"{_f(t.get('original_line'))}) {_f(t.get('url'))}")
+    return lines
 
 
 def followed_summary(doc: Dict[str, Any]) -> str:
