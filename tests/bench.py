@@ -1341,6 +1341,65 @@ def measure_inbox_of(h: Harness, rounds: List[Tuple[str, int]], columns: Sequenc
     return row
 
 
+EVENTS_PULLS = 10  # section 21's row: an idle inbox of 10 pull request rounds
+
+
+@dataclass
+class EventsRow:
+    flag: bool
+    poll: Wire
+    bound: int
+
+
+def measure_events_inbox(h: Harness, pulls: int = EVENTS_PULLS, runs: int = 3
+                         ) -> List[EventsRow]:
+    """An idle inbox of `pulls` pull-request rounds, every round confirmed with
+    `--include-events` (event cursors and heads set): one idle poll without the flag and one
+    with it, `runs` times each, interleaved; the median run of each by requests. Section 21's
+    bound: P·(2+2v), v = 1 with the flag."""
+    token, root = h.token(), h.root()
+    keys = [f"{REPOSITORY}/pull/{new_pull(h, INBOX_COMMENTS, 3, 6)}"
+            for _ in range(pulls)]
+    follow = [a for k in keys for a in ("--follow", k)]
+    for _ in range(2):  # the first look sets every cursor; the second read is quiet
+        doc = h.report(inbox_check(h, token, root, *follow, "--include-events").json)
+        if doc["snapshot_id"]:
+            h.report(h.script("get_latest_comments.py", "--followed", "--root", root,
+                              "--confirm-updates", "--snapshot-id", doc["snapshot_id"],
+                              token=token).json)
+    samples: Dict[bool, List[Wire]] = {False: [], True: []}
+    for _ in range(runs):
+        for flag in (False, True):
+            def poll(flag: bool = flag) -> int:
+                out = inbox_check(h, token, root, *(("--include-events",) if flag else ()))
+                doc = h.report(out.json)
+                if doc["has_updates"] or doc["errors"]:
+                    raise BenchError("the idle inbox of pull requests found updates or errors")
+                return len(out.stdout)
+            samples[flag].append(measure_wire(h, token, poll))
+    rows = []
+    for flag in (False, True):
+        runs_ = sorted(samples[flag], key=lambda w: w.requests)
+        row = EventsRow(flag, runs_[len(runs_) // 2], pulls * (4 if flag else 2))
+        if row.poll.requests > row.bound or set(row.poll.statuses) != {304}:
+            raise BenchError(f"the idle inbox of {pulls} pull requests sent "
+                             f"{row.poll.requests} requests (bound {row.bound}), statuses "
+                             f"{sorted(set(row.poll.statuses))}")
+        rows.append(row)
+    return rows
+
+
+def table_events(rows: List[EventsRow]) -> str:
+    lines = ["| idle inbox poll | requests | bound | points | answered 304 | stdout bytes | "
+             "wall time |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        w = r.poll
+        lines.append(f"| {'with' if r.flag else 'without'} `--include-events` | {w.requests} "
+                     f"| {r.bound} | {w.points} | {sum(1 for s in w.statuses if s == 304)} | "
+                     f"{w.stdout:,} | {w.seconds:.2f} s |")
+    return "\n".join(lines)
+
+
 def table_inbox(rows: List[InboxRow], columns: Sequence[str]) -> str:
     head = ["rounds (issues + PRs)", "bound"] + [INBOX_TITLES[c] for c in columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---", "---:"]
@@ -2184,6 +2243,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="numbers of followed conversations (default 1,10,100)")
     p.add_argument("--no-edits", action="store_true",
                    help="skip the cost of --include-edits (part 9)")
+    p.add_argument("--no-events", action="store_true",
+                   help="skip the idle inbox with --include-events")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -2221,6 +2282,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         inbox = ([] if args.no_inbox else
                  measure_inbox(h, [int(n) for n in args.inbox_sizes.split(",") if n],
                                inbox_columns, progress=progress))
+        progress("an idle inbox of pull requests with --include-events")
+        events = [] if args.no_events else measure_events_inbox(h)
     finally:
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -2346,6 +2409,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "(min–max). The flag adds one conditional request per comment list: the "
                 "`since` window's page.", "",
                 table_edits(edit_rows), ""]
+    if events:
+        doc += ["## 11. What happened: the cost of `--include-events` (section 21)", "",
+                f"An inbox of {EVENTS_PULLS} pull request rounds (each {INBOX_COMMENTS} "
+                "comments, 3 reviews, 6 inline comments), every round confirmed with the flag; "
+                "nothing new. One idle poll of the inbox command without and with the flag "
+                "(median of 3 by requests). The flag adds two conditional requests per pull "
+                "request: the events list's probe and the head branch's ref.", "",
+                table_events(events), ""]
     doc += ["## 10. The test suite (section 20)", ""] + suite_time_lines() + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)

@@ -195,3 +195,12 @@ def test_bench_edits_small(harness):
     # counted against GraphQL's own limit, not the REST points
     assert edit.flagged.requests == [3] and edit.flagged.points == [2]
     assert bench.table_edits(rows).count("\n") == 1 + len(rows)
+
+
+def test_bench_events_inbox_small(harness):
+    rows = bench.measure_events_inbox(harness, pulls=2, runs=1)
+    without, with_flag = rows
+    assert (without.poll.requests, without.bound) == (4, 4)
+    assert (with_flag.poll.requests, with_flag.bound) == (8, 8)  # + events probe + head ref
+    assert set(with_flag.poll.statuses) == {304} and with_flag.poll.points == 0
+    assert "--include-events" in bench.table_events(rows)
