@@ -57,6 +57,8 @@ def before_read(rnd: Round, kind: str, previous: Cursors, batches: Dict[str, Bat
     """Per stream, before its read: the first ask's time; a force push the events returned."""
     stream = rnd.streams[kind]
     if isinstance(stream, EventsStream):
+        if stream.subject is not None:
+            stream.subject.forget()  # read at most once per read, afresh in each poll
         stream.first_ask_since = rnd.tracked_since if previous is not None else None
         if stream.active and previous is not None and rnd.tracked_since_fallback:
             rnd.warnings.append(

@@ -42,6 +42,10 @@ class Subject:
         self._raw: Optional[Dict[str, Any]] = None
         self.date: Optional[str] = None
 
+    def forget(self) -> None:
+        """A new read of the round (a wait's next poll) reads it again if it needs it."""
+        self._raw, self.date = None, None
+
     def get(self) -> Dict[str, Any]:
         if self._raw is None:
             what = f"{'pull request' if self.pull else 'issue'} {self.label}"
