@@ -421,3 +421,60 @@ def test_the_inbox_idle_bound_with_the_flag(pr, tmp_path):
         r = inbox(pr, tmp_path, *refs, FLAG)
         assert r.code == 0 and r.json["has_updates"] is False, r
         assert statuses(pr) == [304] * 6, paths(pr)  # issue round 2 + pull request round 4
+
+
+def test_with_include_edits_too_the_idle_bound_is_3_and_6(pr, pagent, tmp_path):
+    pr.add_issue(OWNER, NAME, ISSUE, title="Bug")
+    issue_agent = Agent(pr, tmp_path, "--issue", ISSUE)
+    pr.add_comment(OWNER, NAME, ISSUE, "hello", user="alice")
+    pr.add_comment(OWNER, NAME, PR, "hello", user="alice")
+    for agent, bound in ((issue_agent, 3), (pagent, 6)):
+        settle(agent, FLAG, "--include-edits")
+        for _ in range(2):
+            r = agent.check(FLAG, "--include-edits")
+            assert r.code == 0 and r.json["has_updates"] is False, r
+            assert statuses(pr) == [304] * bound, paths(pr)
+
+
+def test_a_deleted_fork_falls_back_to_the_pull_request_head(pr, pagent):
+    settle(pagent, FLAG)
+    pr.delete_head_repo(OWNER, NAME, PR)
+    pr.advance(5)
+    shas = pr.push(OWNER, NAME, PR, count=1, author="alice")
+    r = pagent.check(FLAG)
+    assert r.code == 0, r
+    assert [c["sha"] for c in r.json["pushes"]["commits"]] == shas
+    assert any("cannot be read" in w for w in r.json["warnings"]), r.json["warnings"]
+    assert pagent.confirm(r.json["snapshot_id"]).code == 0
+    r = pagent.check(FLAG)
+    assert r.code == 0 and r.json["pushes"] is None, r
+
+
+def test_max_total_counts_events_as_items_and_loses_none(pr, tmp_path):
+    pr.add_issue(OWNER, NAME, ISSUE, title="Bug")
+    refs = ["--follow", f"{OWNER}/{NAME}#{ISSUE}", "--follow", f"{OWNER}/{NAME}/pull/{PR}"]
+    for _ in range(2):
+        r = inbox(pr, tmp_path, *refs, FLAG)
+        assert r.code == 0, r
+        assert latest(pr, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                      r.json["snapshot_id"]).code == 0
+    pr.advance(5)
+    for i in range(4):
+        pr.add_label(OWNER, NAME, ISSUE, f"i{i}", by="bob")
+        pr.add_label(OWNER, NAME, PR, f"p{i}", by="bob")
+    pr.push(OWNER, NAME, PR, count=2, author="alice")
+    seen = []
+    for _ in range(6):
+        r = inbox(pr, tmp_path, *refs, FLAG, "--max-total", 3)
+        assert r.code == 0, r
+        items = 0
+        for conv in r.json["conversations"]:
+            seen += [(conv["key"], e["label"]["name"]) for e in conv["events"]]
+            seen += [(conv["key"], "push") for _ in [conv.get("pushes")] if _]
+            items += len(conv["events"]) + (1 if conv.get("pushes") else 0)
+        assert items <= 3
+        if not r.json["has_updates"]:
+            break
+        assert latest(pr, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                      r.json["snapshot_id"]).code == 0
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == 9, seen
