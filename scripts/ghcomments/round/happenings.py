@@ -10,7 +10,6 @@ and send no request.
 from __future__ import annotations
 
 from ..streams.events import EventsStream, Subject
-from ..streams.head import HeadStream
 from ..streams.stream import Batch
 from ..text import events as ev
 
@@ -30,7 +29,7 @@ def wire(rnd: Round) -> None:
     once per command), the author filters as a test on actors."""
     on = bool(rnd.options.include_events)
     events: Optional[EventsStream] = rnd.streams.get("events")  # type: ignore[assignment]
-    head: Optional[HeadStream] = rnd.streams.get("head")  # type: ignore[assignment]
+    head: Any = rnd.streams.get("head")  # streams/head.py: loaded by a pull request's round
     if events is None:
         return
     subject = Subject(rnd.client, rnd.owner, rnd.repo, rnd.number, pull=head is not None)
@@ -65,7 +64,7 @@ def before_read(rnd: Round, kind: str, previous: Cursors, batches: Dict[str, Bat
                 f"{rnd.store.paths.checkpoint} was written before tracked_since was recorded: "
                 f"events are reported from its saved_at minus {rnd.FALLBACK_MINUTES} minutes "
                 f"({rnd.tracked_since}), a time of this machine's clock, not GitHub's")
-    elif isinstance(stream, HeadStream):
+    elif stream.kind == "head":
         stream.skip = bool(getattr(rnd.streams.get("events"), "unavailable", False))
         batch = batches.get("events")
         force = [e for e in (batch.items if batch is not None else [])
