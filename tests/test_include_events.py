@@ -478,3 +478,25 @@ def test_max_total_counts_events_as_items_and_loses_none(pr, tmp_path):
         assert latest(pr, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
                       r.json["snapshot_id"]).code == 0
     assert sorted(seen) == sorted(set(seen)) and len(seen) == 9, seen
+
+
+def test_through_gh_the_idle_bound_holds_and_a_followed_redirect_is_moved_to(fake, gh_env,
+                                                                           tmp_path):
+    fake.add_repo(OWNER, NAME)
+    fake.add_repo(OWNER, "elsewhere")
+    fake.add_pull(OWNER, NAME, PR, title="Add the parser", user="alice")
+    fake.add_issue(OWNER, NAME, ISSUE, title="Bug")
+    gh = ("--transport", "gh")
+    pagent = Agent(fake, tmp_path, "--pr", PR, env=gh_env)
+    settle(pagent, FLAG, *gh)
+    r = pagent.check(FLAG, *gh)
+    assert r.code == 0 and r.json["has_updates"] is False, r
+    assert statuses(fake) == [304] * 4, paths(fake)
+    agent = Agent(fake, tmp_path, "--issue", ISSUE, env=gh_env)
+    settle(agent, FLAG, *gh)
+    fake.advance(5)
+    fake.transfer_issue(OWNER, NAME, ISSUE, OWNER, "elsewhere")
+    r = agent.check(FLAG, *gh)
+    assert r.code == 0, r
+    assert r.json["has_updates"] is True and r.json["state"]["moved_to"], r
+    assert r.json["new_comments"] == []
