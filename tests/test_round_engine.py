@@ -143,9 +143,9 @@ def test_every_comment_deleted_still_polls_free(agent, issue):
 
 
 def test_after_comment_id_not_in_the_list_waits_on_conditional_probes(agent, issue):
-    # 0.2: 12 s of real time, a poll every second: 12 polls even on a machine so loaded (two
-    # suites at once, load 10 on 2 cores) that a poll takes half a second
-    env = dict(agent.env, GH_MONITOR_TEST_TIME_SCALE="0.2")
+    # 0.1: 6 s of real time, a poll every half second: 12 polls even on a machine so loaded
+    # (two suites at once, load 10 on 2 cores) that a poll (one request) takes a few tenths
+    env = dict(agent.env, GH_MONITOR_TEST_TIME_SCALE="0.1")
     made = issue.add_comments(OWNER, NAME, ISSUE, 6)
     issue.delete_comment(made[-1])  # the agent's own comment, deleted since
     r = agent.check("--after-comment-id", made[-1], "--wait", 60, "--poll-interval", 5,
@@ -361,9 +361,9 @@ def test_a_signal_after_the_commit_point_still_prints_the_normal_document(agent,
     agent.look_and_confirm()
     new = issue.add_comments(OWNER, NAME, ISSUE, 2)
     old = agent.file("updates").read_bytes()
-    # The process sleeps the whole pause after the rename (a signal then is only noted): 6 s
-    # leaves room for a loaded machine, as in test_round_engine_more, without 30 s a test.
-    proc = _spawn(agent, "check_issue_updates.py", pause="renamed:6")
+    # The process sleeps the whole pause after the rename (a signal then is only noted): 3 s
+    # leaves room for a loaded machine (the inbox's test holds with 2 s), without 30 s a test.
+    proc = _spawn(agent, "check_issue_updates.py", pause="renamed:3")
     _wait_for(lambda: agent.file("updates").read_bytes() != old, proc)
     assert proc.poll() is None, "the signal must reach the process inside its pause"
     proc.send_signal(sig)

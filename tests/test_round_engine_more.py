@@ -323,7 +323,9 @@ def _spawn_paused(a: Agent, *args, pause: str):
 
 
 @pytest.mark.parametrize("cmd", ["update-state", "confirm", "wait"])
-@pytest.mark.parametrize("pause,after", [("write:30", False), ("renamed:6", True)])
+# renamed:2: the process sleeps 2 s after each committed rename (the test's 20 ms loop sends the
+# signal inside the first); 6 s made the update-state and confirm cases 12 s each
+@pytest.mark.parametrize("pause,after", [("write:30", False), ("renamed:2", True)])
 def test_ruled_out_signal_at_each_side_of_the_commit_point(agent, issue, cmd, pause, after):
     issue.add_comments(OWNER, NAME, ISSUE, 3)
     agent.look_and_confirm()
