@@ -296,3 +296,44 @@ def test_truncated_first_ask_keeps_force_push(fake, tmp_path):
     assert r.code == 0, r
     assert "head_ref_force_pushed" in kinds(r.json)
     assert r.json["pushes"] is not None and r.json["pushes"]["force_pushed"] is True
+
+
+@pytest.mark.xfail(strict=True, reason="head is forward-only by the server's Date: one Date in the future refuses every later confirm (exit 7) for good")
+def test_future_date_poisons_head(pr, pagent):
+    import datetime as dt
+    settle(pagent, FLAG)
+    now = pr.clock
+    pr.date_follows_clock = True
+    pr.clock = now + dt.timedelta(days=3650)
+    pr.push(OWNER, NAME, PR, count=1, author="alice")
+    r = pagent.check(FLAG)
+    assert r.code == 0 and r.json["pushes"], r
+    assert pagent.confirm(r.json["snapshot_id"]).code == 0
+    pr.clock = now + dt.timedelta(seconds=30)
+    pr.date_follows_clock = False
+    pr.push(OWNER, NAME, PR, count=1, author="alice")
+    r = pagent.check(FLAG)
+    assert r.code == 0 and r.json["pushes"], r
+    c = pagent.confirm(r.json["snapshot_id"])
+    assert c.code == 0, c
+
+
+@pytest.mark.xfail(strict=True, reason="head is forward-only by the server's Date: a read whose Date is behind the recorded seen_at cannot be confirmed")
+def test_a_date_a_second_behind_on_the_ref(pr, pagent):
+    """Two of GitHub's front ends a second or two apart: the read that sees the push carries a
+    Date before the one that recorded the head."""
+    import datetime as dt
+    from email.utils import format_datetime
+    settle(pagent, FLAG)
+    seen = dt.datetime.strptime(checkpoint(pagent)["head"]["seen_at"], "%Y-%m-%dT%H:%M:%SZ")
+    skewed = format_datetime(seen.replace(tzinfo=dt.timezone.utc) - dt.timedelta(seconds=2),
+                             usegmt=True)
+    new = pr.push(OWNER, NAME, PR, count=1, author="alice")[-1]
+    pr.inject(path=r"/git/ref/heads/feature$", status=200, times=1,
+              headers={"Date": skewed, "ETag": '"abc"'},
+              body={"ref": "refs/heads/feature", "object": {"sha": new, "type": "commit"}})
+    r = pagent.check(FLAG)
+    assert r.code == 0 and r.json["pushes"], r
+    assert [q.response_headers.get("date") for q in pr.requests if "/git/ref/" in q.path] == [skewed]
+    c = pagent.confirm(r.json["snapshot_id"])
+    assert c.code == 0, c
