@@ -417,3 +417,16 @@ def test_inbox_corrupt_events_part_is_the_rounds_error(pr, tmp_path):
     assert path.read_bytes() == before
     conv = {c["key"]: c for c in r.json["conversations"]}
     assert conv[f"{OWNER}/{NAME}/pull/{PR}"]["pushes"]
+
+
+@pytest.mark.xfail(strict=True, reason="a ref's object.sha is never checked to be a sha: a hostile value goes into the compare URL and the checkpoint, and is reported as a force push")
+@pytest.mark.parametrize("sha", ["../../../../user", "x" * 100])
+def test_a_ref_whose_sha_is_not_a_sha_is_exit_6(pr, pagent, sha):
+    settle(pagent, FLAG)
+    before = pagent.file().read_bytes()
+    pr.push(OWNER, NAME, PR, count=1, author="alice")
+    pr.inject(path=r"/git/ref/heads/feature$", status=200, times=1,
+              body={"ref": "refs/heads/feature", "object": {"sha": sha, "type": "commit"}})
+    r = pagent.check(FLAG)
+    assert r.code == 6, (r.json.get("pushes"), [q.path for q in pr.requests])
+    assert pagent.file().read_bytes() == before
