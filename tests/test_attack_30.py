@@ -446,3 +446,24 @@ def test_first_ask_with_a_late_recorded_event(issue, agent):
     r = agent.check(FLAG)
     assert r.code == 0, r
     assert "after" in [e["label"]["name"] for e in r.json["events"]], r.json["events"]
+
+
+@pytest.mark.xfail(strict=True, reason="at exactly 100 events the probe is the empty page 2; an arrival there walks back to page 1 (one more page): with --max-pages 1 it is never returned")
+def test_an_arrival_after_exactly_100_events_costs_one_page(fake, tmp_path):
+    fake.events_order = "ascending"
+    fake.add_repo(OWNER, NAME)
+    fake.add_issue(OWNER, NAME, ISSUE, title="Bug")
+    fake.add_comment(OWNER, NAME, ISSUE, "hi", user="alice")
+    for i in range(100):  # the list holds exactly 100 events: a full page 1
+        fake.add_label(OWNER, NAME, ISSUE, f"l{i}", by="bob")
+    agent = Agent(fake, tmp_path, "--issue", ISSUE)
+    settle(agent, FLAG)
+    assert len(fake.event_ids(OWNER, NAME, ISSUE)) == 100
+    for _ in range(2):
+        r = agent.check(FLAG, "--max-pages", 1)
+        assert r.code == 0 and statuses(fake) == [304, 304], r
+    fake.add_label(OWNER, NAME, ISSUE, "new", by="bob")
+    r = agent.check(FLAG, "--max-pages", 1)
+    assert r.code == 0, r
+    reads = [(q.query, q.status) for q in fake.requests if q.path.endswith("/events")]
+    assert [e["label"]["name"] for e in r.json["events"]] == ["new"], (r.json["warnings"], reads)
