@@ -924,6 +924,22 @@ def _commit_for(req: Req, repo, spec: str):
     return c
 
 
+DOC_COMMIT = "https://docs.github.com/rest/commits/commits#get-a-commit"
+
+
+def get_commit(req: Req, g) -> Resp:
+    """`GET /repos/O/R/commits/REF` (a sha): the commit, 404 for one GitHub does not have
+    (unknown or garbage-collected, like compare); the `files`/`stats` of the real answer are
+    left out (nothing reads them)."""
+    repo = visible_repo(req, g, DOC_COMMIT)
+    if repo is None:
+        return not_found(DOC_COMMIT)
+    c = _commit_for(req, repo, unquote(g["ref"]))
+    if c is None:
+        return error(422, f"No commit found for SHA: {unquote(g['ref'])}", DOC_COMMIT)
+    return Resp(200, shapes.commit(req.view, c), {}, etag=True)
+
+
 def compare(req: Req, g) -> Resp:
     repo = visible_repo(req, g, DOC_COMPARE)
     if repo is None:
@@ -1007,6 +1023,7 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
         ("GET", REPO + r"/git/ref/(?P<ref>.+)$", get_git_ref),
         ("GET", REPO + r"/git/matching-refs/(?P<ref>.*)$", list_matching_refs),
         ("GET", REPO + r"/compare/(?P<basehead>.+)$", compare),
+        ("GET", REPO + r"/commits/(?P<ref>[^/]+)$", get_commit),
         ("GET", REPO + r"/pulls/(?P<number>\d+)/commits$", list_pull_commits),
         ("GET", REPO + r"/issues/comments/(?P<comment_id>\d+)$", get_issue_comment),
         (

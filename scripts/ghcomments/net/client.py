@@ -211,6 +211,9 @@ class GitHubClient:
         except ValueError:
             return ServerError(f"{what}: malformed redirect Location")
         self._check_origin(target, f"{what} (redirect)")
+        if len(target) > 2000:  # no GitHub URL is this long; it would be stored in state
+            return ServerError(f"{what}: malformed redirect Location ({len(target):,} "
+                               "characters)")
         return MovedError(f"{what}: moved (HTTP {status}) to {target}", target, status=status)
 
     def _backoff(self, attempt: int, reason: str) -> None:

@@ -84,6 +84,10 @@ class RequestsTransport:
             session.verify = ca_bundle() or True
             session.headers.clear()
             session.headers.update(STANDARD_HEADERS)
+            # requests' Session.send, even with allow_redirects=False, asks resolve_redirects
+            # for the next request, which reads the redirect's body past our cap and leaves
+            # none to read (a 301 was "cut short"): no redirect is ever resolved here
+            session.resolve_redirects = lambda *_a, **_k: iter(())
             _bound_urllib3_reads()
             self._session = session
         return self._session

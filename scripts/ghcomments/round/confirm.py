@@ -111,7 +111,7 @@ def _head_part(stored: Any, target: Any) -> Optional[str]:
         return None
     if HeadStream.same(stored, target):
         return SAME
-    return PAST if HeadStream.key(stored) > HeadStream.key(target) else None
+    return PAST if HeadStream.seen(stored) > HeadStream.seen(target) else None
 
 
 # "Already applied", per part of the cursor (CONTRACT sections 6, 18, 19, 21 and 22): the one

@@ -214,7 +214,10 @@ class Round:
 
         fallback = edits.format_time(saved - _dt.timedelta(minutes=self.FALLBACK_MINUTES))
         self.tracked_since_fallback = True
-        if self.options.include_edits:
+        if self.options.include_edits and any(  # some list has no W: edits use it too
+                isinstance(c, dict) and (c.get("edits") or {}).get("through") is None
+                for k, c in (cursors or {}).items()
+                if k in self.streams and self.streams[k].has_edits):
             self.warnings.append(
                 f"{self.store.paths.checkpoint} was written before read_at/tracked_since were "
                 f"recorded: edits are reported from its saved_at minus "

@@ -10,7 +10,7 @@ and send no request.
 from __future__ import annotations
 
 from ..streams.events import EventsStream, Subject
-from ..streams.stream import Batch
+from ..streams.stream import ZERO_CONVERSATION, Batch
 from ..text import events as ev
 
 TYPE_CHECKING = False
@@ -22,6 +22,11 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 ENDING_NOTE = ("this conversation has ended ({what}): once nothing more is needed from it, "
                "stop following it (--unfollow)")
+
+
+def _warn(rnd: Round, text: str) -> None:
+    if text not in rnd.warnings:  # a wait reads again and again: said once
+        rnd.warnings.append(text)
 
 
 def wire(rnd: Round) -> None:
@@ -59,30 +64,50 @@ def before_read(rnd: Round, kind: str, previous: Cursors, batches: Dict[str, Bat
         if stream.subject is not None:
             stream.subject.forget()  # read at most once per read, afresh in each poll
         stream.first_ask_since = rnd.tracked_since if previous is not None else None
-        if stream.active and previous is not None and rnd.tracked_since_fallback:
-            rnd.warnings.append(
-                f"{rnd.store.paths.checkpoint} was written before tracked_since was recorded: "
-                f"events are reported from its saved_at minus {rnd.FALLBACK_MINUTES} minutes "
-                f"({rnd.tracked_since}), a time of this machine's clock, not GitHub's")
+        if (stream.active and previous is not None and rnd.tracked_since_fallback
+                and (previous or {}).get("events") is None):
+            _warn(rnd, f"{rnd.store.paths.checkpoint} was written before tracked_since was "
+                  f"recorded: events are reported from its saved_at minus "
+                  f"{rnd.FALLBACK_MINUTES} minutes ({rnd.tracked_since}), a time of this "
+                  "machine's clock, not GitHub's")
     elif stream.kind == "head":
-        stream.skip = bool(getattr(rnd.streams.get("events"), "unavailable", False))
+        events: Any = rnd.streams.get("events")
         batch = batches.get("events")
-        force = [e for e in (batch.items if batch is not None else [])
-                 if e.get("event") == "head_ref_force_pushed"]
-        stream.force_event = force[-1] if force else None
+        before = ((previous or {}).get("events") or {}).get("state") or {}
+        after = ((batch.cursor if batch is not None else None) or {}).get("state") or {}
+        # no pushes without events (a 403), before the event cursor is set (a first ask cut
+        # by --max-pages: its force push comes with it next time), or once the pull request
+        # was closed at the last read and still is (a merged branch may be reused)
+        stream.skip = bool(getattr(events, "unavailable", False)
+                           or (batch is not None and batch.cursor is None)
+                           or (before.get("state") == "closed"
+                               and after.get("state", "closed") == "closed"))
+        stream.force_event = getattr(events, "force_event", None)
 
 
 def moved(rnd: Round, previous: Cursors, batches: Dict[str, Batch], location: str) -> bool:
     """A read answered with a redirect (a transferred issue): every stream not yet read keeps
-    its cursor; the event cursor's state records `moved_to`. True when newly set."""
+    its cursor; the event cursor's state records `moved_to` (the conversation's new URL: the
+    redirect's without its query and the list after the number). True when newly set."""
+    import re
+
+    location = location.split("?", 1)[0].split("#", 1)[0]
+    match = re.match(r"(.*/(?:issues|pulls)/\d+)(?:/.*)?$", location)
+    location = match.group(1) if match else location
     prev = previous or {}
     for kind in rnd.streams:
         if kind not in batches:
             batches[kind] = Batch(kind, cursor=prev.get(kind), hint=None,
                                   more_available=False)
-    rnd.warnings.append(f"{rnd.repository}#{rnd.number} has moved (transferred?) to "
-                        f"{location}: nothing more is read here; follow it there")
+    _warn(rnd, f"{rnd.repository}#{rnd.number} has moved (transferred?) to {location}: "
+          "nothing more is read here; follow it there")
     cursor = batches["events"].cursor or prev.get("events")
+    if cursor is None:  # no event cursor yet: one that says so (and a checkpoint to hold it)
+        cursor = {"last_event_id": 0, "state": {"state": None, "locked": None,
+                                                "moved_to": None}}
+        if batches["conversation"].cursor is None:
+            batches["conversation"].cursor = dict(ZERO_CONVERSATION,
+                                                  last_seen_comment_updated_at=None)
     was = ((cursor or {}).get("state") or {}).get("moved_to")
     if cursor is not None:
         batches["events"].cursor = dict(cursor, state=dict(cursor.get("state") or {},
@@ -102,7 +127,11 @@ def fields(rnd: Round, reading: Reading) -> Dict[str, Any]:
     if state is None:
         subject = rnd.streams["events"].subject  # type: ignore[attr-defined]
         state = subject.state() if subject is not None and subject._raw is not None else None
-    if state is not None and getattr(rnd, "moved_to", None):
+    if state is None and rnd.moved_to:  # moved before any state was read
+        state = {"state": None, "locked": None, "moved_to": None}
+        if "head" in rnd.streams:
+            state.update(merged=None, draft=None)
+    if state is not None and rnd.moved_to:
         state = dict(state, moved_to=rnd.moved_to)
     unavailable = bool(getattr(rnd.streams["events"], "unavailable", False))
     out: Dict[str, Any] = {"events": None if unavailable else events,

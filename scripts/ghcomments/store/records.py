@@ -21,6 +21,8 @@ these checks is ignored and rebuilt, never trusted and never an error (CONTRACT 
 
 from __future__ import annotations
 
+import re
+
 from ..text import normalize
 from . import edits
 
@@ -119,8 +121,27 @@ def review_hint(doc: Any) -> bool:
 #                   "etag": str}
 #   head hint      {"sha": str, "repo": "owner/name" | null, "ref": str | null, "etag": str|null}
 
+SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 object names
+
+
 def _sha(value: Any) -> bool:
-    return isinstance(value, str) and 0 < len(value) <= 100
+    return isinstance(value, str) and SHA_RE.fullmatch(value) is not None
+
+
+# A head repository and branch as GitHub names them: no path step (`..`, `.`), no control or
+# space; the ref is quoted into a URL path, never taken as one.
+REPO_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+def head_repo(value: Any) -> bool:
+    return (isinstance(value, str) and len(value) <= 300 and REPO_RE.fullmatch(value) is not None
+            and all(part not in (".", "..") for part in value.split("/")))
+
+
+def head_ref(value: Any) -> bool:
+    return (isinstance(value, str) and 0 < len(value) <= 1000
+            and not any(ch <= " " or ch in "~^:?*[\\\x7f" for ch in value)
+            and all(part not in ("", ".", "..") for part in value.split("/")))
 
 
 def _flag(value: Any) -> bool:
@@ -156,7 +177,5 @@ def head_hint(doc: Any) -> bool:
     if not isinstance(doc, dict) or not _sha(doc.get("sha")):
         return False
     repo, ref, etag = doc.get("repo"), doc.get("ref"), doc.get("etag")
-    return ((repo is None or (isinstance(repo, str) and repo.count("/") == 1
-                              and len(repo) <= 300))
-            and (ref is None or (isinstance(ref, str) and 0 < len(ref) <= 1000))
+    return ((repo is None or head_repo(repo)) and (ref is None or head_ref(ref))
             and (etag is None or (isinstance(etag, str) and bool(etag))))

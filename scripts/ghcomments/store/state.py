@@ -410,13 +410,18 @@ def stored_api_host(doc: Dict[str, Any], path: str, label: str) -> Optional[str]
 
 
 def _valid_issue_checkpoint(doc: Dict[str, Any]) -> bool:
-    return records.conversation_cursor(doc)
+    events = doc.get("events")  # section 21: the event cursor
+    return records.conversation_cursor(doc) and (events is None
+                                                 or records.events_cursor(events))
 
 
 def _valid_pr_checkpoint(doc: Dict[str, Any]) -> bool:
-    conv, rev = doc.get("conversation"), doc.get("reviews")
+    conv, rev, head = doc.get("conversation"), doc.get("reviews"), doc.get("head")
+    events = conv.get("events") if isinstance(conv, dict) else None
     return ((conv is None or records.conversation_cursor(conv))
-            and (rev is None or records.review_cursor(rev)))
+            and (rev is None or records.review_cursor(rev))
+            and (events is None or records.events_cursor(events))
+            and (head is None or records.head_cursor(head)))
 
 
 class StateStore:

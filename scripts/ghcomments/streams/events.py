@@ -65,6 +65,10 @@ class Subject:
         if self.pull:
             out["merged"] = bool(raw.get("merged")) or raw.get("merged_at") is not None
             out["draft"] = bool(raw.get("draft"))
+        for name in ("merged", "draft", "locked"):
+            value = raw.get(name)
+            if value is not None and not isinstance(value, bool):
+                raise ServerError(f"{self.label}: malformed response: {name} is not a boolean")
         out["locked"] = bool(raw.get("locked"))
         out["moved_to"] = None
         return out
@@ -184,6 +188,7 @@ class EventsStream(Stream):
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
         self.returned_kinds = []
+        self.force_event: Optional[Dict[str, Any]] = None
         self.unavailable = False
         if not self.active:  # without the flag: the stored cursor and hint, no request
             return Batch(self.kind, cursor=previous, hint=hint, more_available=False)
@@ -202,15 +207,15 @@ class EventsStream(Stream):
             return Batch(self.kind, cursor=previous, hint=None, more_available=False)
 
     def _newest_first(self, got: Dict[int, _Page]) -> Any:
-        """The list's events, newest first, page by page (pages read once, within
-        --max-pages); raises _PagesExhausted when --max-pages stops it."""
+        """(page number, event) of the list's events, newest first, page by page (pages read
+        once, within --max-pages); raises _PagesExhausted when --max-pages stops it."""
         first = got.get(1) or self._fetch(got, 1)
         order = _order(first.items)
         if order == DESC:
             number = 1
             while True:
                 page = got.get(number) or self._fetch(got, number)
-                yield from page.items
+                yield from ((number, raw) for raw in page.items)
                 if not page.has_next:
                     return
                 number += 1
@@ -221,7 +226,7 @@ class EventsStream(Stream):
                 number += 1
         while number >= 1:
             page = got.get(number) or self._fetch(got, number)
-            yield from reversed(page.items)
+            yield from ((number, raw) for raw in reversed(page.items))
             number -= 1
 
     def _fetch(self, got: Dict[int, _Page], number: int) -> _Page:
@@ -233,18 +238,22 @@ class EventsStream(Stream):
     def _establish(self, limit: int) -> Batch:
         """No event cursor: a first look takes the newest event's id and reports nothing; a
         checkpoint without one (the first ask) reports the events since its tracked_since."""
-        state = self.subject.state() if self.subject is not None else {}
-        self.base_state = state
         since = parse_time(self.first_ask_since)
         got: Dict[int, _Page] = {}
         found: List[Dict[str, Any]] = []
         newest: Optional[int] = None
+        last_page: Optional[int] = None  # the page where an event before `since` was met
         try:
-            for raw in self._newest_first(got):
+            for number, raw in self._newest_first(got):
+                if last_page is not None and number != last_page:
+                    break  # that page is read whole: an event recorded late stays in
                 newest = raw["id"] if newest is None else max(newest, raw["id"])
                 when = parse_time(raw.get("created_at"))
-                if since is None or (when is not None and when < since):
+                if since is None:
                     break
+                if when is not None and when < since:
+                    last_page = number
+                    continue
                 found.append(raw)
         except _PagesExhausted:
             self.warnings.append(
@@ -253,6 +262,10 @@ class EventsStream(Stream):
                 "with a larger --max-pages)")
             return Batch(self.kind, cursor=None, truncated=True, more_available=None,
                          pages=len(got))
+        # the state after the list: a close between the two reads is then both in the state
+        # and, after the cursor, reported next time — never in neither
+        state = self.subject.state() if self.subject is not None else {}
+        self.base_state = state
         found.sort(key=lambda e: e["id"])
         if since is None:
             cursor = {"last_event_id": newest or 0, "state": state}
@@ -366,6 +379,8 @@ class EventsStream(Stream):
             cursor["last_event_id"] = max(cursor["last_event_id"], establishing)
         hint = None if left else self._probe_after(got, cursor)
         self.returned_kinds = [raw["event"] for raw in taken if self.reason_of(raw) is None]
+        force = [raw for raw in newer if raw["event"] == "head_ref_force_pushed"]
+        self.force_event = force[-1] if force else None  # read, returned or not
         return Batch(self.kind, items=taken, cursor=cursor, hint=hint, more_available=left,
                      pages=len(got))
 

@@ -18,7 +18,7 @@ fork, no access) falls back to `GET /pulls/N`'s `head.sha`, with a warning.
 
 from __future__ import annotations
 
-from ..base.errors import AuthError, NotFoundError, ServerError
+from ..base.errors import AuthError, BundleError, MovedError, NotFoundError, ServerError
 from ..store import records
 from ..text import events as ev
 from ..text.normalize import check_text
@@ -50,9 +50,11 @@ def github_time(header: Optional[str]) -> Optional[str]:
 
 
 def _sha(value: Any, what: str) -> str:
+    """A commit's object name (40 or 64 lowercase hex digits), else exit 6: it goes into a
+    compare URL and the checkpoint."""
     check_text(value, what, "sha")
-    if not isinstance(value, str) or not value or len(value) > 100:
-        raise ServerError(f"{what}: malformed response: no commit sha")
+    if not records.SHA_RE.fullmatch(value or ""):
+        raise ServerError(f"{what}: malformed response: the sha is not a commit's object name")
     return value
 
 
@@ -75,10 +77,17 @@ class HeadStream(Stream):
 
     @staticmethod
     def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
+        """No order for forward-only: a head is where the branch is, and `seen_at` is GitHub's
+        `Date`, which a clock step could put behind (or a server far ahead) — a head never
+        blocks a confirm. "Already applied" compares `seen_at` (confirm.py)."""
+        return ()
+
+    @staticmethod
+    def seen(cursor: Optional[Dict[str, Any]]) -> float:
         from ..text.normalize import parse_time
 
         when = parse_time((cursor or {}).get("seen_at"))
-        return (when.timestamp() if when is not None else -1.0,)
+        return when.timestamp() if when is not None else -1.0
 
     @staticmethod
     def valid_hint(hint: Any) -> bool:
@@ -101,8 +110,11 @@ class HeadStream(Stream):
         repo = head.get("repo")
         full = check_text(repo.get("full_name"), what, "head.repo.full_name") \
             if isinstance(repo, dict) else None
-        if full is not None and full.count("/") != 1:
-            full = None
+        if full is not None and not records.head_repo(full):
+            raise ServerError(f"{what}: malformed response: head.repo.full_name is not a "
+                              "repository's name")
+        if ref is not None and not records.head_ref(ref):
+            raise ServerError(f"{what}: malformed response: head.ref is not a branch name")
         return full, ref, sha
 
     def _ref(self, repo: str, ref: str, etag: Optional[str]) -> Tuple[Optional[str], Any]:
@@ -128,7 +140,7 @@ class HeadStream(Stream):
         if hint is not None and hint.get("etag") and hint.get("repo") and hint.get("ref"):
             try:
                 sha, resp = self._ref(hint["repo"], hint["ref"], hint["etag"])
-            except (NotFoundError, AuthError) as exc:
+            except (NotFoundError, AuthError, MovedError) as exc:  # a renamed fork: 301
                 self.warnings.append(f"the head branch of {self.label} cannot be read "
                                      f"({exc.message}); its head is read from the pull "
                                      "request instead")
@@ -143,7 +155,7 @@ class HeadStream(Stream):
         if repo is not None and ref:
             try:
                 ref_sha, resp = self._ref(repo, ref, None)
-            except (NotFoundError, AuthError) as exc:
+            except (NotFoundError, AuthError, MovedError) as exc:
                 self.warnings.append(f"the head branch of {self.label} cannot be read "
                                      f"({exc.message}); its head is read from the pull "
                                      "request (GET /pulls/N) on every poll")
@@ -159,7 +171,7 @@ class HeadStream(Stream):
     # -- the read ----------------------------------------------------------------------------
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
-        if not self.active or self.skip:  # no flag, or no access to events (a 403)
+        if not self.active or self.skip:  # no flag, no access to events (a 403), or closed
             return Batch(self.kind, cursor=previous, hint=hint, more_available=False)
         if hint is not None and not (self.valid_hint(hint) and self.hint_matches(hint,
                                                                                  previous)):
@@ -180,10 +192,18 @@ class HeadStream(Stream):
         if sha == previous.get("sha"):
             return Batch(self.kind, cursor=previous, hint=new_hint, more_available=False)
         push = self._push(previous["sha"], sha, limit)
+        if push is None:  # the new head cannot be compared yet: the next read tries again
+            return Batch(self.kind, cursor=previous, hint=None, more_available=False)
+        if push["truncated"] and not push["force_pushed"] and push["commits"]:
+            # --max-pages cut the compare: the cursor stops at the last commit returned (an
+            # ancestor of the head), the rest come next time
+            last = push["commits"][-1]["sha"]
+            return Batch(self.kind, items=[push], cursor={"sha": last, "seen_at": date},
+                         hint=None, more_available=True, truncated=True)
         return Batch(self.kind, items=[push], cursor={"sha": sha, "seen_at": date},
                      hint=new_hint, more_available=False, truncated=push["truncated"])
 
-    def _push(self, old: str, new: str, limit: int) -> Dict[str, Any]:
+    def _push(self, old: str, new: str, limit: int) -> Optional[Dict[str, Any]]:
         what = f"commits of {self.label} since {old[:12]}"
         commits: List[Dict[str, Any]] = []
         page, total = 1, None
@@ -193,8 +213,10 @@ class HeadStream(Stream):
                 resp = self.client.request(
                     "GET", f"repos/{self.owner}/{self.repo}/compare/{old}...{new}",
                     params={"per_page": PER_PAGE, "page": page}, what=what)
-            except NotFoundError:  # OLD is gone (garbage-collected): history was rewritten
-                return self._force_push(old, new, limit)
+            except NotFoundError:
+                if self._exists(old):  # NEW is not there yet (the ref moved first): later
+                    return None
+                return self._force_push(old, new, limit)  # OLD is gone: history rewritten
             self.pages += 1
             data = self.client.json_of(resp, what, comments=False)
             if not isinstance(data, dict):
@@ -222,6 +244,20 @@ class HeadStream(Stream):
         return {"commits": commits, "head_sha": new, "previous_head_sha": old,
                 "force_pushed": False, "more_available": truncated,
                 "truncated": truncated, "force_actor": None}
+
+    def _exists(self, sha: str) -> bool:
+        """Whether the base repository still has commit `sha` (one request, only after a
+        compare answered 404)."""
+        try:
+            resp = self.client.request("GET", f"repos/{self.owner}/{self.repo}/commits/{sha}",
+                                       what=f"commit {sha[:12]} of {self.label}")
+        except BundleError as exc:  # GitHub answers 422 "No commit found" (or 404)
+            if exc.status in (404, 422):
+                return False
+            raise
+        finally:
+            self.pages += 1
+        return 200 <= resp.status < 300
 
     def _force_push(self, old: Optional[str], new: str, limit: int) -> Dict[str, Any]:
         """History rewritten: the newest `limit` commits of the pull request (its commits
