@@ -589,10 +589,10 @@ def test_a_signal_after_the_first_rename_finishes_every_write(gh, tmp_path):
         gh.add_comment(OWNER, NAME, n, "news", user="dave")
     first = Agent(gh, tmp_path, "--issue", ISSUES[0])
     old = first.file("updates").read_bytes()
-    # 1 s after each rename (two updates files, then the inbox file): the signal lands after
-    # the first rename with seconds to spare on a loaded machine (3 s of pauses are left then);
-    # a signal sent to a process already done would prove nothing
-    proc = _spawn_inbox(gh, tmp_path, *follow_all(KEYS_I[:2]), pause="renamed:1")
+    # 2 s after each rename (two updates files, then the inbox file): the signal lands after
+    # the first rename with seconds to spare on a loaded machine; a signal sent to a process
+    # already done would prove nothing
+    proc = _spawn_inbox(gh, tmp_path, *follow_all(KEYS_I[:2]), pause="renamed:2")
     _wait_for(lambda: first.file("updates").read_bytes() != old, proc)
     assert proc.poll() is None, "the signal must reach the process before it ends"
     proc.send_signal(signal.SIGTERM)
@@ -758,7 +758,7 @@ def test_the_last_poll_of_an_inbox_wait_is_one_poll(gh, tmp_path):
     settle(gh, tmp_path, KEYS_I)
     for _ in range(3):
         r = inbox(gh, tmp_path, *follow_all(KEYS_I), "--wait", 60, "--poll-interval", 30,
-                  env=scaled(gh, "0.025"))  # 1.5 s, a poll (3 requests) every 0.75 s
+                  env=scaled(gh, "0.05"))
         assert r.code == 0, r
         assert 2 <= r.json["polls"] <= 3, r.json["polls"]
         assert [q.status for q in gh.requests] == [304] * 3 * r.json["polls"]
