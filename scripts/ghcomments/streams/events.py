@@ -41,25 +41,32 @@ class Subject:
         self.label = f"{owner}/{repo}#{number}"
         self._raw: Optional[Dict[str, Any]] = None
         self.date: Optional[str] = None
+        self.etag: Optional[str] = None
 
     def forget(self) -> None:
         """A new read of the round (a wait's next poll) reads it again if it needs it."""
-        self._raw, self.date = None, None
+        self._raw, self.date, self.etag = None, None, None
 
-    def get(self) -> Dict[str, Any]:
+    def get(self, etag: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        """The answer (read once per read of the round); with `etag` a conditional read,
+        None when it answered 304."""
         if self._raw is None:
             what = f"{'pull request' if self.pull else 'issue'} {self.label}"
-            raw, resp = self.client.get_json(self.path, what=what)
+            resp = self.client.request("GET", self.path, etag=etag, what=what)
+            if resp.status == 304:
+                return None
+            raw = self.client.json_of(resp, what)
             if not isinstance(raw, dict):
                 raise ServerError(f"{what}: malformed response: not an object")
             for name in ("state", "title"):
                 if raw.get(name) is not None and not isinstance(raw.get(name), str):
                     raise ServerError(f"{what}: malformed response: {name} is not a string")
             self._raw, self.date = raw, resp.headers.get("date")
+            self.etag = resp.headers.get("etag")
         return self._raw
 
     def state(self) -> Dict[str, Any]:
-        raw = self.get()
+        raw = self.get() or {}
         out: Dict[str, Any] = {"state": raw.get("state") if raw.get("state") in
                                ("open", "closed") else None}
         if self.pull:

@@ -100,7 +100,7 @@ class HeadStream(Stream):
     # -- the head ----------------------------------------------------------------------------
     def _where(self) -> Tuple[Optional[str], Optional[str], str]:
         """(head repository, ref, sha) from the pull request (read once per command)."""
-        raw = self.subject.get()  # type: ignore[union-attr]
+        raw = self.subject.get() or {}  # type: ignore[union-attr]
         what = f"pull request {self.label}"
         head = raw.get("head")
         if not isinstance(head, dict):
@@ -149,6 +149,13 @@ class HeadStream(Stream):
                     return None, hint, None, True
                 return sha, dict(hint, sha=sha, etag=resp.headers.get("etag")), \
                     github_time(resp.headers.get("date")), False
+        elif hint is not None and hint.get("etag") and not hint.get("repo"):
+            # the branch cannot be read (deleted, a deleted fork): the pull request itself is
+            # the probe, conditional, so an idle poll stays one 304
+            if self.subject.get(hint["etag"]) is None:  # type: ignore[union-attr]
+                self.pages += 1
+                return None, hint, None, True
+            self.pages += 1
         repo, ref, sha = self._where()
         date = github_time(self.subject.date)  # type: ignore[union-attr]
         new_hint: Dict[str, Any] = {"sha": sha, "repo": repo, "ref": ref, "etag": None}
@@ -156,17 +163,23 @@ class HeadStream(Stream):
             try:
                 ref_sha, resp = self._ref(repo, ref, None)
             except (NotFoundError, AuthError, MovedError) as exc:
-                self.warnings.append(f"the head branch of {self.label} cannot be read "
-                                     f"({exc.message}); its head is read from the pull "
-                                     "request (GET /pulls/N) on every poll")
+                self._note(f"the head branch of {self.label} cannot be read ({exc.message}); "
+                           "its head is read from the pull request (GET /pulls/N)")
             else:
                 if ref_sha == sha:
                     new_hint["etag"] = resp.headers.get("etag")
                     date = github_time(resp.headers.get("date")) or date
+                return sha, new_hint, date, False
         else:
-            self.warnings.append(f"the head repository of {self.label} cannot be read (a "
-                                 "deleted fork?): its head is read from the pull request")
+            self._note(f"the head repository of {self.label} cannot be read (a deleted "
+                       "fork?): its head is read from the pull request")
+        etag = self.subject.etag  # type: ignore[union-attr]
+        new_hint = {"sha": sha, "repo": None, "ref": None, "etag": etag or None}
         return sha, new_hint, date, False
+
+    def _note(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)
 
     # -- the read ----------------------------------------------------------------------------
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
