@@ -104,142 +104,49 @@ def left_out(filt, kind, login, user_type):
     return None
 
 
-class EventsOracle:
-    """The events and pushes oracles and the rules that make GitHub events; mixed in before
-    one of the round model's machines."""
+class Track:
+    """One round's events and pushes oracle state and checks (a single round's machine has
+    one; the inbox's one per round)."""
 
-    number = ISSUE
-    edits_variant = False
-    events_idle = 1  # section 21: one more conditional request per round (the events probe)
-
-    def start_events(self):
+    def __init__(self, fake, number, pr):
+        self.fake, self.number, self.pr = fake, number, pr
         self.ev_confirmed = []    # ids of events returned in confirmed snapshots, in order
         self.covered = set()      # ids inside a confirmed snapshot's range
         self.at_tracking = None   # event ids at the read of the first confirmed snapshot
-        self._filter = ()         # the filters of the check whose snapshot is being confirmed
-        self._read_events = None  # event ids at that check's read (None: the current ones)
-        self.heads = []           # a pull request's head shas, in order (pushes)
-        self.pushlog = {}         # new head -> (old head, shas, force, authors, force actor)
+        self.heads = []           # a pull request's head shas, in order
+        self.pushlog = {}         # new head -> the push that made it
         self.pushes_confirmed = 0
-
-    # -- GitHub ---------------------------------------------------------------------------------
-    def events(self):
-        return list(self.fake.store.issue_or_raise(OWNER, NAME, self.number).events)
-
-    def event_by_id(self):
-        return {e.id: e for e in self.events()}
+        if pr:
+            self.heads = [self.issue().pull.head_sha]
 
     def issue(self):
         return self.fake.store.issue_or_raise(OWNER, NAME, self.number)
 
-    def catch_up(self):
-        """The data clock never behind the last read's `Date` (GitHub's Date and its data
-        agree): an event made after a read is dated at or after it."""
-        self.fake.clock = max(self.fake.clock, _now())
+    def event_by_id(self):
+        return {e.id: e for e in self.issue().events}
 
-    def make(self, kind, actor):
-        """One GitHub event of `kind` by `actor`, when GitHub would record it now."""
-        f, o, n, num = self.fake, OWNER, NAME, self.number
-        issue = self.issue()
-        pull = issue.pull
-        merged = pull is not None and pull.merged
-        if kind == "close" and issue.state == "open":
-            f.close_issue(o, n, num, by=actor)
-        elif kind == "reopen" and issue.state == "closed" and not merged:
-            f.reopen_issue(o, n, num, by=actor)
-        elif kind == "lock" and not issue.locked:
-            f.lock_issue(o, n, num, reason="too heated", by=actor)
-        elif kind == "unlock" and issue.locked:
-            f.unlock_issue(o, n, num, by=actor)
-        elif kind == "rename":
-            f.rename_issue(o, n, num, f"Title {len(issue.events)}\u2028by {actor}", by=actor)
-        elif kind == "label":
-            f.add_label(o, n, num, "bug" if len(issue.events) % 2 else "needs\u202einfo",
-                        by=actor)
-        elif kind == "unlabel" and issue.labels:
-            f.remove_label(o, n, num, issue.labels[0], by=actor)
-        elif kind == "assign":
-            f.assign(o, n, num, TOKEN_OWNER if len(issue.events) % 2 else "alice", by=actor)
-        elif kind == "unassign" and issue.assignees:
-            f.unassign(o, n, num, issue.assignees[0].login, by=actor)
-        elif kind == "milestone":
-            f.set_milestone(o, n, num, f"v{len(issue.events)}", by=actor)
-        elif kind == "demilestone" and issue.milestone is not None:
-            f.set_milestone(o, n, num, None, by=actor)
-        elif kind == "other":
-            f.add_event(o, n, num, OTHER_KINDS[len(issue.events) % len(OTHER_KINDS)],
-                        actor=actor)
-        elif kind == "duplicate":
-            f.add_event(o, n, num, "marked_as_duplicate", actor=actor)
-        elif kind == "unduplicate":
-            f.add_event(o, n, num, "unmarked_as_duplicate", actor=actor)
-        elif pull is None:
-            return
-        elif kind == "merge" and issue.state == "open" and not merged:
-            f.merge_pull(o, n, num, by=actor)
-        elif kind == "request":
-            if len(issue.events) % 3 == 2:
-                f.request_review(o, n, num, team="core", by=actor)
-            else:
-                f.request_review(o, n, num, TOKEN_OWNER if len(issue.events) % 2 else "bob",
-                                 by=actor)
-        elif kind == "unrequest" and (pull.requested_reviewers or pull.requested_teams):
-            if pull.requested_reviewers:
-                f.remove_review_request(o, n, num, pull.requested_reviewers[0].login,
-                                        by=actor)
-            else:
-                f.remove_review_request(o, n, num, team=pull.requested_teams[0], by=actor)
-        elif kind == "draft" and not pull.draft and not merged:
-            f.set_draft(o, n, num, True, by=actor)
-        elif kind == "ready" and pull.draft:
-            f.set_draft(o, n, num, False, by=actor)
-        elif kind == "base":
-            f.change_base(o, n, num, "develop" if pull.base_ref == "main" else "main",
-                          by=actor)
-        elif kind == "head_ref" and not merged:  # deleted and restored in one second
-            f.delete_head_ref(o, n, num, by=actor)
-            f.restore_head_ref(o, n, num, by=actor)
+    def event_cursor(self, cp):
+        if cp is None:
+            return None
+        part = cp["conversation"] if self.pr else cp
+        return part.get("events")
 
-    def happen(self, burst, same_second):
-        self.catch_up()
-        for kind, actor in burst:
-            self.make(kind, actor)
-            if not same_second:
-                self.fake.advance(1)
+    @staticmethod
+    def head_cursor(cp):
+        return ((cp or {}).get("head") or {}).get("sha")
 
-    def seed_events(self, events_order, pre):
-        self.start_events()
-        self.fake.date_follows_clock = True  # GitHub's Date and its data agree
-        self.fake.events_order = events_order
-        pull = self.issue().pull
-        if pull is not None:
-            self.heads = [pull.head_sha]
-        self.happen(pre, True)
-
-    # -- the agent ------------------------------------------------------------------------------
-    def flags(self, events=True):
-        return [EVENTS] if events else []
-
-    def idle_flags(self):
-        return [EVENTS] + ([EDITS] if self.edits_variant else [])
-
-    def run_check(self, a, *args, edits=True):
-        """A check; on the edits variants through their `checked` (the edits oracle)."""
-        if isinstance(self, PullRequestEditsModel):
-            r = self.checked(a, *args, flag=edits)
-        elif isinstance(self, IssueEditsModel):
-            r = self.checked(a, *args, *([EDITS] if edits else []))
-        else:
-            r = a.check(*args)
-            assert r.code == 0, r
-        self.check_document(r.json, EVENTS in args)
-        self.catch_up()
-        return r
+    def pushed(self, before, shas, force, who, kind, actor):
+        head = self.issue().pull.head_sha
+        self.heads.append(head)
+        self.pushlog[head] = {
+            "old": before, "shas": shas, "force": force, "authors": [(who, kind)] * len(shas),
+            "actor": (actor, "Bot" if actor.endswith("[bot]") else "User")}
 
     def check_document(self, doc, flagged):
         """What every flagged document shows: events oldest first, of returned kinds only."""
-        if not flagged:
-            assert "events" not in doc and "pushes" not in doc and "state" not in doc, doc
+        if not flagged or doc is None:
+            if doc is not None:
+                assert "events" not in doc and "pushes" not in doc and "state" not in doc, doc
             return
         ids = [e["id"] for e in doc["events"]]
         assert ids == sorted(set(ids)), f"events not oldest first: {ids}"
@@ -252,31 +159,15 @@ class EventsOracle:
             assert _t(e["created_at"]) == raw.created_at, (e, raw.created_at)
         assert doc["state"] is not None, doc
 
-    def _cp(self, raw):
-        return json.loads(raw) if raw else None
-
-    def event_cursor(self, cp):
-        if cp is None:
-            return None
-        part = cp["conversation"] if self.flag == "--pr" else cp
-        return part.get("events")
-
-    def head_cursor(self, cp):
-        return ((cp or {}).get("head") or {}).get("sha")
-
-    def took(self, doc, before, **kw):
-        read = self._read_events
-        filt, self._filter, self._read_events = self._filter, (), None
-        super().took(doc, before, **kw)
-        after_raw = self._checkpoint()
-        if after_raw == before:
-            return
-        bcp, acp = self._cp(before), self._cp(after_raw)
+    def took(self, doc, bcp, acp, filt, read=None, partial=False):
+        """A confirm moved the checkpoint from `bcp` to `acp` (parsed): `doc` was confirmed."""
         known = self.event_by_id()
         if self.at_tracking is None:  # the first confirmed snapshot: tracking begins here
             self.at_tracking = set(known) if read is None else set(read)
-        self.took_events(doc, bcp, acp, known, filt, partial=kw.get("partial", False))
-        if self.flag == "--pr":
+        doc = doc if doc is not None else {"events": [], **({"pushes": None} if self.pr
+                                                            else {})}
+        self.took_events(doc, bcp, acp, known, filt, partial)
+        if self.pr:
             self.took_push(doc, bcp, acp, filt)
 
     def took_events(self, doc, bcp, acp, known, filt, partial):
@@ -305,8 +196,8 @@ class EventsOracle:
         if partial:
             returned = [i for i in returned if i in span]
         assert returned == expected, (
-            f"confirmed snapshot ({' '.join(filt) or 'no filter'}) returned {returned}, "
-            f"expected {expected} (cursor {bc} -> {ac}; kinds "
+            f"confirmed snapshot ({' '.join(filt) or 'no filter'}) of #{self.number} returned "
+            f"{returned}, expected {expected} (cursor {bc} -> {ac}; kinds "
             f"{[(i, known[i].event, known[i].actor.login) for i in span]})")
         self.ev_confirmed += returned
 
@@ -346,6 +237,187 @@ class EventsOracle:
             shas = [s for m in moves for s in m["shas"]]
             assert [c["sha"] for c in shown["commits"]] == shas, (shown, moves)
 
+    def real_state(self):
+        issue = self.issue()
+        out = {"state": issue.state}
+        if issue.pull is not None:
+            out.update(merged=issue.pull.merged, draft=issue.pull.draft)
+        out.update(locked=issue.locked, moved_to=None)
+        return out
+
+    def finish(self, cp):
+        """After settling: nothing twice, nothing lost, the head cursor at the head."""
+        assert len(self.ev_confirmed) == len(set(self.ev_confirmed)), "an event twice"
+        assert self.ev_confirmed == sorted(self.ev_confirmed), "events out of order"
+        if self.at_tracking is None:
+            return
+        lost = sorted(set(self.event_by_id()) - self.at_tracking - self.covered)
+        assert lost == [], f"#{self.number}: events made after tracking began never " \
+            f"confirmed: {lost[:10]}"
+        if self.pr:
+            assert self.head_cursor(cp) == self.heads[-1], "a push was never reported"
+
+
+def catch_up(fake):
+    """The data clock never behind the last read's `Date` (GitHub's Date and its data
+    agree): an event made after a read is dated at or after it."""
+    fake.clock = max(fake.clock, _now())
+
+
+def make_event(fake, number, kind, actor):
+    """One GitHub event of `kind` by `actor` on `number`, when GitHub would record it now."""
+    f, o, n, num = fake, OWNER, NAME, number
+    issue = fake.store.issue_or_raise(o, n, num)
+    pull = issue.pull
+    merged = pull is not None and pull.merged
+    if kind == "close" and issue.state == "open":
+        f.close_issue(o, n, num, by=actor)
+    elif kind == "reopen" and issue.state == "closed" and not merged:
+        f.reopen_issue(o, n, num, by=actor)
+    elif kind == "lock" and not issue.locked:
+        f.lock_issue(o, n, num, reason="too heated", by=actor)
+    elif kind == "unlock" and issue.locked:
+        f.unlock_issue(o, n, num, by=actor)
+    elif kind == "rename":
+        f.rename_issue(o, n, num, f"Title {len(issue.events)}\u2028by {actor}", by=actor)
+    elif kind == "label":
+        f.add_label(o, n, num, "bug" if len(issue.events) % 2 else "needs\u202einfo",
+                    by=actor)
+    elif kind == "unlabel" and issue.labels:
+        f.remove_label(o, n, num, issue.labels[0], by=actor)
+    elif kind == "assign":
+        f.assign(o, n, num, TOKEN_OWNER if len(issue.events) % 2 else "alice", by=actor)
+    elif kind == "unassign" and issue.assignees:
+        f.unassign(o, n, num, issue.assignees[0].login, by=actor)
+    elif kind == "milestone":
+        f.set_milestone(o, n, num, f"v{len(issue.events)}", by=actor)
+    elif kind == "demilestone" and issue.milestone is not None:
+        f.set_milestone(o, n, num, None, by=actor)
+    elif kind == "other":
+        f.add_event(o, n, num, OTHER_KINDS[len(issue.events) % len(OTHER_KINDS)],
+                    actor=actor)
+    elif kind == "duplicate":
+        f.add_event(o, n, num, "marked_as_duplicate", actor=actor)
+    elif kind == "unduplicate":
+        f.add_event(o, n, num, "unmarked_as_duplicate", actor=actor)
+    elif pull is None:
+        return
+    elif kind == "merge" and issue.state == "open" and not merged:
+        f.merge_pull(o, n, num, by=actor)
+    elif kind == "request":
+        if len(issue.events) % 3 == 2:
+            f.request_review(o, n, num, team="core", by=actor)
+        else:
+            f.request_review(o, n, num, TOKEN_OWNER if len(issue.events) % 2 else "bob",
+                             by=actor)
+    elif kind == "unrequest" and (pull.requested_reviewers or pull.requested_teams):
+        if pull.requested_reviewers:
+            f.remove_review_request(o, n, num, pull.requested_reviewers[0].login, by=actor)
+        else:
+            f.remove_review_request(o, n, num, team=pull.requested_teams[0], by=actor)
+    elif kind == "draft" and not pull.draft and not merged:
+        f.set_draft(o, n, num, True, by=actor)
+    elif kind == "ready" and pull.draft:
+        f.set_draft(o, n, num, False, by=actor)
+    elif kind == "base":
+        f.change_base(o, n, num, "develop" if pull.base_ref == "main" else "main", by=actor)
+    elif kind == "head_ref" and not merged:  # deleted and restored in one second
+        f.delete_head_ref(o, n, num, by=actor)
+        f.restore_head_ref(o, n, num, by=actor)
+
+
+def happen(fake, number, burst, same_second):
+    catch_up(fake)
+    for kind, actor in burst:
+        make_event(fake, number, kind, actor)
+        if not same_second:
+            fake.advance(1)
+
+
+def flood(fake, number, n, bot):
+    """Many events in one second (a bot relabelling): the list pages."""
+    catch_up(fake)
+    for k in range(n):
+        (fake.add_label if k % 2 == 0 else fake.remove_label)(
+            OWNER, NAME, number, "triage", by=BOT if bot else "alice")
+
+
+def push(fake, track, count, who, force, old, by):
+    """A push (fast-forward or force) by a person, a bot, the user or the ignored login;
+    `old`: commits dated a month ago (they sort first in the PR's commits list)."""
+    pull = track.issue().pull
+    if pull.merged:
+        return
+    catch_up(fake)
+    kind = "Bot" if who.endswith("[bot]") else "User"
+    when = fake.clock - dt.timedelta(days=30) if old else None
+    before = pull.head_sha
+    shas = fake.push(OWNER, NAME, track.number, count=count, author=who, author_type=kind,
+                     committed_at=when, force=force, by=by if force else None)
+    track.pushed(before, shas, force, who, kind, by if force and by else who)
+
+
+class EventsOracle:
+    """The events and pushes oracles and the rules that make GitHub events; mixed in before
+    one of the round model's machines."""
+
+    number = ISSUE
+    edits_variant = False
+    events_idle = 1  # section 21: one more conditional request per round (the events probe)
+
+    def start_events(self):
+        self.track = Track(self.fake, self.number, self.flag == "--pr")
+        self._filter = ()         # the filters of the check whose snapshot is being confirmed
+        self._read_events = None  # event ids at that check's read (None: the current ones)
+
+    def events(self):
+        return list(self.track.issue().events)
+
+    def catch_up(self):
+        catch_up(self.fake)
+
+    def happen(self, burst, same_second):
+        happen(self.fake, self.number, burst, same_second)
+
+    def seed_events(self, events_order, pre):
+        self.fake.date_follows_clock = True  # GitHub's Date and its data agree
+        self.fake.events_order = events_order
+        self.start_events()
+        self.happen(pre, True)
+
+    # -- the agent ------------------------------------------------------------------------------
+    def flags(self, events=True):
+        return [EVENTS] if events else []
+
+    def idle_flags(self):
+        return [EVENTS] + ([EDITS] if self.edits_variant else [])
+
+    def run_check(self, a, *args, edits=True):
+        """A check; on the edits variants through their `checked` (the edits oracle)."""
+        if isinstance(self, PullRequestEditsModel):
+            r = self.checked(a, *args, flag=edits)
+        elif isinstance(self, IssueEditsModel):
+            r = self.checked(a, *args, *([EDITS] if edits else []))
+        else:
+            r = a.check(*args)
+            assert r.code == 0, r
+        self.track.check_document(r.json, EVENTS in args)
+        self.catch_up()
+        return r
+
+    @staticmethod
+    def _cp(raw):
+        return json.loads(raw) if raw else None
+
+    def took(self, doc, before, **kw):
+        read = self._read_events
+        filt, self._filter, self._read_events = self._filter, (), None
+        super().took(doc, before, **kw)
+        after = self._checkpoint()
+        if after != before:
+            self.track.took(doc, self._cp(before), self._cp(after), filt, read,
+                            kw.get("partial", False))
+
     # -- rules: GitHub --------------------------------------------------------------------------
     @rule(burst=st.lists(st.tuples(st.sampled_from(ISSUE_KINDS), st.sampled_from(ACTORS)),
                          min_size=1, max_size=6),
@@ -353,13 +425,12 @@ class EventsOracle:
     def events_happen(self, burst, same_second):
         self.happen(burst, same_second)
 
-    @rule(n=st.sampled_from([99, 100, 101, 150]), bot=st.booleans())
-    def flood(self, n, bot):
-        """Many events in one second (a bot relabelling): the list pages."""
-        self.catch_up()
-        for k in range(n):
-            (self.fake.add_label if k % 2 == 0 else self.fake.remove_label)(
-                OWNER, NAME, self.number, "triage", by=BOT if bot else "alice")
+    @rule(n=st.sampled_from([99, 100, 101, 150]), bot=st.booleans(), go=st.integers(0, 3))
+    def flood(self, n, bot, go):
+        """Many events in one second (a bot relabelling): the list pages (a rarer rule)."""
+        if go:
+            return
+        flood(self.fake, self.number, n, bot)
 
     # -- rules: the agent -----------------------------------------------------------------------
     @rule(limit=st.sampled_from([2, 20, 100]), filt=st.sampled_from(FILTERS),
@@ -420,14 +491,6 @@ class EventsOracle:
             return 1 + self.window_pages() + self.events_idle
         return self.settle_most + self.events_idle
 
-    def real_state(self):
-        issue = self.issue()
-        out = {"state": issue.state}
-        if issue.pull is not None:
-            out.update(merged=issue.pull.merged, draft=issue.pull.draft)
-        out.update(locked=issue.locked, moved_to=None)
-        return out
-
     @rule()
     def settle(self):
         """Events have stopped: confirm what is there; the second check after is all 304."""
@@ -446,27 +509,16 @@ class EventsOracle:
         seen = a.statuses()
         assert 1 <= len(seen) <= self.idle_bound() and set(seen) == {304}, \
             [(q.method, q.path, q.status) for q in a.fake.requests]
-        assert r.json["state"] == self.real_state(), (r.json["state"], self.real_state())
+        real = self.track.real_state()
+        assert r.json["state"] == real, (r.json["state"], real)
 
     def teardown(self):
         super().teardown()  # settles (the rule above), then the comment oracles
-        assert len(self.ev_confirmed) == len(set(self.ev_confirmed)), "an event twice"
-        assert self.ev_confirmed == sorted(self.ev_confirmed), "events out of order"
-        if self.at_tracking is None:
-            return
-        known = self.event_by_id()
-        lost = sorted(set(known) - self.at_tracking - self.covered)
-        assert lost == [], f"events made after tracking began never confirmed: {lost[:10]}"
-        if self.flag == "--pr":
-            cp = json.loads(self.agent().file().read_text())
-            assert self.head_cursor(cp) == self.heads[-1], "a push was never reported"
+        path = self.agent().file()
+        self.track.finish(json.loads(path.read_text()) if path.exists() else None)
 
 
 class IssueEventsModel(EventsOracle, IssueModel):
-    def __init__(self):
-        super().__init__()
-        self.start_events()
-
     @initialize(initial=st.integers(0, 30), events_order=st.sampled_from(
         ["ascending", "descending"]), pre=st.lists(st.tuples(
             st.sampled_from(ISSUE_KINDS), st.sampled_from(ACTORS)), max_size=4))
@@ -486,10 +538,6 @@ class IssueEventsModel(EventsOracle, IssueModel):
 
 class IssueEventsEditsModel(EventsOracle, IssueEditsModel):
     edits_variant = True
-
-    def __init__(self):
-        super().__init__()
-        self.start_events()
 
     @initialize(initial=st.integers(0, 30), events_order=st.sampled_from(
         ["ascending", "descending"]), pre=st.lists(st.tuples(
@@ -512,22 +560,7 @@ class PullRequestEventsOracle(EventsOracle):
     @rule(count=st.integers(1, 3), who=st.sampled_from(ACTORS), force=st.booleans(),
           old=st.booleans(), by=st.sampled_from([None, "alice", BOT]))
     def push(self, count, who, force, old, by):
-        """A push (fast-forward or force) by a person, a bot, the user or the ignored login;
-        `old`: commits dated a month ago (they sort first in the PR's commits list)."""
-        pull = self.issue().pull
-        if pull.merged:
-            return
-        self.catch_up()
-        kind = "Bot" if who.endswith("[bot]") else "User"
-        when = self.fake.clock - dt.timedelta(days=30) if old else None
-        before = pull.head_sha
-        shas = self.fake.push(OWNER, NAME, PR, count=count, author=who, author_type=kind,
-                              committed_at=when, force=force, by=by if force else None)
-        actor = by or who
-        self.heads.append(pull.head_sha)
-        self.pushlog[pull.head_sha] = {
-            "old": before, "shas": shas, "force": force, "authors": [(who, kind)] * count,
-            "actor": (actor, "Bot" if actor.endswith("[bot]") else "User")}
+        push(self.fake, self.track, count, who, force, old, by)
 
     @rule(count=st.integers(1, 2), who=st.sampled_from(["alice", BOT]))
     def push_between_check_and_confirm(self, count, who):
@@ -544,10 +577,6 @@ class PullRequestEventsOracle(EventsOracle):
 
 
 class PullRequestEventsModel(PullRequestEventsOracle, PullRequestModel):
-    def __init__(self):
-        super().__init__()
-        self.start_events()
-
     @initialize(initial=st.integers(0, 4), order=st.sampled_from(["id", "submitted"]),
                 events_order=st.sampled_from(["ascending", "descending"]),
                 pre=st.lists(st.tuples(st.sampled_from(PR_KINDS), st.sampled_from(ACTORS)),
@@ -559,10 +588,6 @@ class PullRequestEventsModel(PullRequestEventsOracle, PullRequestModel):
 
 class PullRequestEventsEditsModel(PullRequestEventsOracle, PullRequestEditsModel):
     edits_variant = True
-
-    def __init__(self):
-        super().__init__()
-        self.start_events()
 
     @initialize(initial=st.integers(0, 4), order=st.sampled_from(["id", "submitted"]),
                 events_order=st.sampled_from(["ascending", "descending"]),
