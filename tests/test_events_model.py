@@ -617,3 +617,88 @@ def test_events_model_returns_each_event_and_push_once_and_settles(fake, tmp_pat
         return m
 
     run_state_machine_as_test(make, settings=settings(MODEL, max_examples=EVENTS_EXAMPLES))
+
+
+# --------------------------------------------------------------------------- the oracles bite
+
+def _machine(machine, fake, root):
+    class Bound(machine):
+        pass
+
+    Bound.fake = fake
+    m = Bound()
+    m.root = root
+    return m
+
+
+def issue_sequence(m, order):
+    """A first look, then a burst in one second (a bot's, an other kind's, an ending's) read
+    two at a time with --humans-only, then an event by the ignored login."""
+    m.seed(initial=3, events_order=order, pre=[("label", "alice")])
+    m.check_and_confirm(limit=20, filt=(), flagged=True, edits=False, confirm=True)
+    m.events_happen([("close", "alice"), ("label", BOT), ("other", "alice"),
+                     ("reopen", BOT), ("rename", TOKEN_OWNER)], same_second=True)
+    m.check_and_confirm(limit=2, filt=("--humans-only",), flagged=True, edits=False,
+                        confirm=True)
+    m.events_happen([("lock", IGNORED), ("assign", "alice")], same_second=False)
+    m.teardown()
+
+
+def first_ask_sequence(m, order):
+    """A round handled without the flag; events; the first flagged check reports them."""
+    m.seed(initial=3, events_order=order, pre=[("label", "alice")])
+    m.check_and_confirm(limit=20, filt=(), flagged=False, edits=False, confirm=True)
+    m.events_happen([("close", "alice"), ("milestone", BOT)], same_second=True)
+    m.check_and_confirm(limit=20, filt=(), flagged=True, edits=False, confirm=True)
+    m.teardown()
+
+
+def pr_sequence(m, order):
+    """A first look; a push and a review request; a force push with old commit dates."""
+    m.seed(initial=1, order="id", events_order=order, pre=[])
+    m.check_and_confirm(limit=20, filt=(), flagged=True, edits=False, confirm=True)
+    m.push(2, "alice", False, False, None)
+    m.events_happen([("request", "alice"), ("draft", BOT)], same_second=True)
+    m.check_and_confirm(limit=20, filt=(), flagged=True, edits=False, confirm=True)
+    m.push(1, "alice", True, True, "bob")
+    m.push(2, BOT, False, True, None)
+    m.teardown()
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_the_events_oracles_fail_when_an_event_a_push_or_the_probe_goes_wrong(
+        fake, tmp_path_factory, monkeypatch, order):
+    """The oracles are not vacuous: the fixed sequences pass as built, and fail when the
+    round drops an event, never moves its event cursor, answers no first ask, drops a
+    pushed commit, or keeps no probe (idle polls no longer 304)."""
+    from ghcomments.streams import events as stream
+    from ghcomments.streams import head
+
+    runs = [(IssueEventsModel, issue_sequence), (IssueEventsModel, first_ask_sequence),
+            (PullRequestEventsModel, pr_sequence)]
+    for machine, sequence in runs:
+        sequence(_machine(machine, fake, tmp_path_factory.mktemp("m")), order)
+
+    taken, push_of, establish = (stream.EventsStream._taken, head.HeadStream._push,
+                                 stream.EventsStream._establish)
+    mutants = {
+        "drops an event": (stream.EventsStream, "_taken",
+                           lambda self, newer, *a, **kw: taken(self, newer[1:], *a, **kw)),
+        "never moves its cursor": (stream.EventsStream, "cursor_after",
+                                   lambda self, items, previous: previous),
+        "answers no first ask": (stream.EventsStream, "_establish", lambda self, limit: (
+            setattr(self, "first_ask_since", None), establish(self, limit))[1]),
+        "drops a pushed commit": (head.HeadStream, "_push", lambda self, *a: dict(
+            push_of(self, *a), commits=push_of(self, *a)["commits"][1:])),
+        "keeps no probe": (stream.EventsStream, "_probe_after", lambda self, got, c: None),
+    }
+    for name, (owner, attr, mutant) in mutants.items():
+        failed = []
+        for machine, sequence in runs:
+            with monkeypatch.context() as mp:
+                mp.setattr(owner, attr, mutant)
+                try:
+                    sequence(_machine(machine, fake, tmp_path_factory.mktemp("m")), order)
+                except AssertionError:
+                    failed.append(sequence.__name__)
+        assert failed, f"no sequence fails when the round {name}"
