@@ -35,7 +35,7 @@ import json
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule, run_state_machine_as_test
+from hypothesis.stateful import initialize, precondition, rule, run_state_machine_as_test
 
 from tests.support import NAME, OWNER
 from tests.test_round_model import (
@@ -43,7 +43,9 @@ from tests.test_round_model import (
     ISSUE,
     MODEL,
     PR,
+    ROUNDS,
     TOKEN_OWNER,
+    InboxModel,
     IssueEditsModel,
     IssueModel,
     Killed,
@@ -159,13 +161,14 @@ class Track:
             assert _t(e["created_at"]) == raw.created_at, (e, raw.created_at)
         assert doc["state"] is not None, doc
 
-    def took(self, doc, bcp, acp, filt, read=None, partial=False):
-        """A confirm moved the checkpoint from `bcp` to `acp` (parsed): `doc` was confirmed."""
+    def took(self, doc, bcp, acp, filt, read=None, partial=False, flagged=True):
+        """A confirm moved the checkpoint from `bcp` to `acp` (parsed): `doc` was confirmed
+        (None: a round the inbox listed as quiet)."""
         known = self.event_by_id()
         if self.at_tracking is None:  # the first confirmed snapshot: tracking begins here
             self.at_tracking = set(known) if read is None else set(read)
-        doc = doc if doc is not None else {"events": [], **({"pushes": None} if self.pr
-                                                            else {})}
+        if doc is None:
+            doc = {"events": [], **({"pushes": None} if self.pr else {})} if flagged else {}
         self.took_events(doc, bcp, acp, known, filt, partial)
         if self.pr:
             self.took_push(doc, bcp, acp, filt)
@@ -486,6 +489,49 @@ class EventsOracle:
         self._filter = filt
         self.took(r.json, before)
 
+    @rule(burst=st.lists(st.tuples(st.sampled_from(ISSUE_KINDS), st.sampled_from(ACTORS)),
+                         min_size=1, max_size=3),
+          filt=st.sampled_from(FILTERS), pushed=st.booleans())
+    def woken(self, burst, filt, pushed):
+        """Events (or, on a pull request, a push by alice) made while a wait polls, before
+        its second events probe: one its filters keep wakes it."""
+        a = self.agent()
+        if not a.file().exists():
+            return
+        pushed = pushed and self.flag == "--pr" and not self.track.issue().pull.merged
+        probes = []
+
+        made = []
+
+        def during(entry):
+            if entry.path.endswith("/events"):
+                probes.append(entry.path)
+                if len(probes) == 2:
+                    if pushed:
+                        push(self.fake, self.track, 1, "alice", False, False, None)
+                    else:
+                        ids = set(self.track.event_by_id())
+                        self.happen(burst, True)
+                        made.extend(e for i, e in self.track.event_by_id().items()
+                                    if i not in ids)
+
+        self.fake.on_request(during)
+        try:
+            r = self.run_check(a, "--wait", 40, "--poll-interval", 5, "--max-pages", 50,
+                               *filt, *self.flags())
+        finally:
+            self.fake.clear_hooks()
+        if len(probes) >= 2:
+            kept = (left_out(filt, None, "alice", "User") is None if pushed else any(
+                left_out(filt, e.event, e.actor.login, e.actor.type) is None for e in made))
+            if kept:
+                assert r.json["has_updates"] is True, ("a wait not woken", burst, r)
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self._filter = filt
+        self.took(r.json, before)
+
     def idle_bound(self):
         if isinstance(self, IssueEditsModel):
             return 1 + self.window_pages() + self.events_idle
@@ -598,7 +644,7 @@ class PullRequestEventsEditsModel(PullRequestEventsOracle, PullRequestEditsModel
         self.seed_events(events_order, pre)
 
 
-EVENTS_EXAMPLES = max(5, EXAMPLES // 3)
+EVENTS_EXAMPLES = max(5, EXAMPLES // 6)  # a few seconds each at the default
 
 
 @pytest.mark.parametrize("machine", [IssueEventsModel, PullRequestEventsModel,
@@ -618,6 +664,171 @@ def test_events_model_returns_each_event_and_push_once_and_settles(fake, tmp_pat
 
     run_state_machine_as_test(make, settings=settings(MODEL, max_examples=EVENTS_EXAMPLES))
 
+
+
+# --------------------------------------------------------------------------- the inbox
+
+class InboxEventsModel(InboxModel):
+    """The inbox machine of tests/test_round_model.py (two issues and a pull request,
+    followed; inbox checks, waits and confirms interleaved with single-round ones) with
+    events on every round, pushes on the pull request, and inbox checks with
+    `--include-events` (sometimes not, with filters, `--max-total 3` or `--limit 2`): the
+    events and pushes oracles per round, and settled inbox polls all 304 at section 21's
+    bound: I·(1+v) + P·(2+2v) with v = 1."""
+
+    idle_bound = 2 * (1 + 1) + 1 * (2 + 2)
+
+    @initialize(initial=st.integers(0, 20), events_order=st.sampled_from(
+        ["ascending", "descending"]), pre=st.lists(st.tuples(
+            st.sampled_from([5, 9, PR]), st.sampled_from(PR_KINDS), st.sampled_from(ACTORS)),
+            max_size=4))
+    def seed(self, initial, events_order, pre):
+        super().seed(initial)
+        self.fake.date_follows_clock = True  # GitHub's Date and its data agree
+        self.fake.events_order = events_order
+        self.tracks = {key: Track(self.fake, number, flag == "--pr")
+                       for key, (flag, number) in ROUNDS.items()}
+        self._filter, self._flagged = (), False
+        for number, kind, actor in pre:
+            happen(self.fake, number, [(kind, actor)], True)
+
+    # -- GitHub --------------------------------------------------------------------------------
+    @rule(number=st.sampled_from([5, 9, PR]),
+          burst=st.lists(st.tuples(st.sampled_from(PR_KINDS), st.sampled_from(ACTORS)),
+                         min_size=1, max_size=5),
+          same_second=st.booleans())
+    def events_happen(self, number, burst, same_second):
+        happen(self.fake, number, burst, same_second)
+
+    @rule(number=st.sampled_from([5, 9, PR]), bot=st.booleans(), go=st.integers(0, 5))
+    def flood(self, number, bot, go):
+        if not go:
+            flood(self.fake, number, 101, bot)
+
+    @rule(count=st.integers(1, 3), who=st.sampled_from(ACTORS), force=st.booleans(),
+          old=st.booleans(), by=st.sampled_from([None, "alice", BOT]))
+    def push(self, count, who, force, old, by):
+        push(self.fake, self.tracks[f"{OWNER}/{NAME}/pull/{PR}"], count, who, force, old, by)
+
+    # -- the agent -----------------------------------------------------------------------------
+    def inbox(self, *args):
+        r = super().inbox(*args)
+        catch_up(self.fake)
+        if r.code == 0:
+            for conv in r.json["conversations"]:
+                self.tracks[conv["key"]].check_document(conv, EVENTS in args)
+        return r
+
+    def took(self, key, doc, before):
+        super().took(key, doc, before)
+        after = self.checkpoints()[key]
+        if after != before:
+            cp = json.loads
+            self.tracks[key].took(doc, cp(before) if before else None, cp(after), self._filter,
+                                  flagged=self._flagged)
+
+    def took_inbox(self, doc, before):
+        super().took_inbox(doc, before)
+        self._filter, self._flagged = (), False
+
+    @rule(total=st.sampled_from([3, 100]), filt=st.sampled_from(FILTERS),
+          flagged=st.sampled_from([True, True, True, False]), limit=st.sampled_from([2, 100]))
+    def inbox_check_and_confirm(self, total, filt, flagged, limit):
+        args = ["--max-total", total, "--limit", limit, "--max-pages", 50, *filt,
+                *([EVENTS] if flagged else [])]
+        r = self.inbox(*args)
+        assert r.code == 0, r
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code == 0 and c.json["refused"] == [], c
+        self._filter, self._flagged = filt, flagged
+        self.took_inbox(r.json, before)
+
+    @rule(key=st.sampled_from(sorted(ROUNDS)), limit=st.sampled_from([2, 20]),
+          flagged=st.booleans(), filt=st.sampled_from(FILTERS))
+    def single_check_and_confirm(self, key, limit, flagged=True, filt=()):
+        a = self.agent(key)
+        r = a.check("--limit", limit, "--max-pages", 50, *filt, *([EVENTS] if flagged else []))
+        assert r.code == 0, r
+        catch_up(self.fake)
+        self.tracks[key].check_document(r.json, flagged)
+        before = self.checkpoints()[key]
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self._filter, self._flagged = filt, flagged
+        self.took(key, r.json, before)
+        self._filter, self._flagged = (), False
+
+    @rule(key=st.sampled_from(sorted(ROUNDS)))
+    def single_confirm_between_inbox_check_and_confirm(self, key):
+        """A flagged inbox read; one round checked and confirmed alone; the inbox snapshot
+        confirmed: that round refused or already applied, the others confirmed."""
+        r = self.inbox("--max-pages", 50, EVENTS)
+        assert r.code == 0, r
+        self.single_check_and_confirm(key, 2, True, ())
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code in (0, 7), c
+        assert {x["key"] for x in c.json["refused"]} <= {key}, c
+        self._filter, self._flagged = (), True
+        self.took_inbox(r.json, before)
+
+    @precondition(lambda self: all(v is not None for v in self.first.values()))
+    @rule(seconds=st.sampled_from([10, 40]), filt=st.sampled_from(FILTERS))
+    def inbox_wait(self, seconds, filt):
+        r = self.inbox("--wait", seconds, "--poll-interval", 5, "--max-pages", 50, *filt,
+                       EVENTS)
+        assert r.code == 0, r
+        before = self.checkpoints()
+        c = self.inbox_confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self._filter, self._flagged = filt, True
+        self.took_inbox(r.json, before)
+
+    @rule()
+    def settle(self):
+        for _ in range(60):
+            r = self.inbox("--max-pages", 50, "--limit", 100, EVENTS)
+            assert r.code == 0, r
+            before = self.checkpoints()
+            c = self.inbox_confirm(r.json["snapshot_id"])
+            assert c.code == 0, c
+            self._flagged = True
+            self.took_inbox(r.json, before)
+            if not r.json["has_updates"] and not r.json["more_in"] and not [
+                    x for x in r.json["conversations"] if x["more_available"]]:
+                break
+        for _ in range(2):  # the check after the confirmed one may pay; the next is free
+            r = self.inbox(EVENTS)
+            assert r.code == 0 and r.json["has_updates"] is False, r
+        seen = [q.status for q in self.fake.requests]
+        assert 1 <= len(seen) <= self.idle_bound and set(seen) == {304}, \
+            [(q.method, q.path, q.status) for q in self.fake.requests]
+
+    def teardown(self):
+        super().teardown()  # settles (the rule above), then the comment oracles
+        for key, track in self.tracks.items():
+            path = self.agent(key).file()
+            track.finish(json.loads(path.read_text()) if path.exists() else None)
+            if path.exists():
+                r = self.agent(key).check(EVENTS)
+                assert r.code == 0 and r.json["state"] == track.real_state(), (
+                    key, r.json.get("state"), track.real_state())
+
+
+def test_inbox_events_model_returns_each_event_and_push_once_and_settles(fake,
+                                                                        tmp_path_factory):
+    class Bound(InboxEventsModel):
+        pass
+
+    Bound.fake = fake
+
+    def make():
+        m = Bound()
+        m.root = tmp_path_factory.mktemp("inbox-events-model")
+        return m
+
+    run_state_machine_as_test(make, settings=settings(MODEL, max_examples=max(3, EXAMPLES // 10)))
 
 # --------------------------------------------------------------------------- the oracles bite
 
