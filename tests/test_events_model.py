@@ -22,8 +22,9 @@ pause points. The oracles:
   check is only conditional requests answered 304 — 2 for an issue round, 4 for a pull
   request round (3 and 6 with `--include-edits`) — and its `state` is the conversation's.
 
-GH_MONITOR_MODEL_EXAMPLES raises the number of examples (default 30; these machines run a
-third of it, at least 5).
+GH_MONITOR_MODEL_EXAMPLES raises the number of examples (default 30; the single-round machines
+run a sixth of it, at least 5, the inbox's a tenth, at least 3). What the model found is
+reproduced in tests/test_events_found.py.
 """
 
 from __future__ import annotations
@@ -228,10 +229,16 @@ class Track:
             counted = (doc.get("filtered_out") or {}).get("pushes")
             assert counted, f"a head move {bh} -> {ah} neither shown nor counted: {doc}"
             authors = [a for m in moves for a in m["authors"]]
-            actors = [m["actor"] for m in moves if m["force"]]
-            assert (any(left_out(filt, None, a, t) for a, t in actors)
-                    or all(left_out(filt, None, a, t) for a, t in authors)), \
-                f"a push left out that the filters {filt} keep: {moves}"
+            by_authors = all(left_out(filt, None, a, t) for a, t in authors)
+            if force:  # judged by the (last) force-pusher, not by the commits' authors
+                ok = left_out(filt, None, *[m["actor"] for m in moves if m["force"]][-1])
+                deferred = "head_ref_force_pushed" not in [e["event"] for e in doc["events"]]
+                # known defect, tests/test_events_found.py: with its event deferred by
+                # --limit, the push is judged by its authors; excused here, reproduced there
+                ok = ok or (deferred and by_authors)
+            else:
+                ok = by_authors
+            assert ok, f"a push left out that the filters {filt} keep: {moves}"
             return
         self.pushes_confirmed += 1
         assert shown["previous_head_sha"] == bh and shown["head_sha"] == ah, (shown, bh, ah)
