@@ -46,3 +46,27 @@ def test_a_force_push_by_a_person_is_reported_when_limit_defers_its_event(fake, 
     shown.append(r.json["pushes"])
     pushes = [p for p in shown if p is not None]
     assert len(pushes) == 1 and pushes[0]["force_pushed"] is True, (shown, r.json)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "section 21: an idle poll with the flag is one more conditional request per round and "
+    "one more per PR round, all 304; once the head branch is deleted (a merged PR whose "
+    "branch GitHub auto-deletes) every poll sends GET /pulls/N unconditionally (200) and "
+    "the deleted ref again (404), and warns again"))
+def test_idle_polls_settle_to_304_after_the_head_branch_is_deleted(fake, tmp_path):
+    """Found by the events model (its head-branch rule restores the branch in the same
+    second to keep settling; deleted for good, polls never settle): a PR merged and its
+    head branch deleted; the check that reports it is confirmed; the second idle check
+    after it must be section 21's 4 conditional requests, all 304."""
+    a = _pr(fake, tmp_path)
+    fake.merge_pull(OWNER, NAME, PR, by="alice")
+    fake.delete_head_ref(OWNER, NAME, PR, by="alice")
+    r = a.check("--include-events")
+    assert r.code == 0 and [e["event"] for e in r.json["events"]] == [
+        "merged", "closed", "head_ref_deleted"], r
+    assert a.confirm(r.json["snapshot_id"]).code == 0
+    for _ in range(2):
+        r = a.check("--include-events")
+        assert r.code == 0 and r.json["has_updates"] is False, r
+    seen = [(q.path, q.status) for q in fake.requests]
+    assert 1 <= len(seen) <= 4 and {s for _p, s in seen} == {304}, seen
