@@ -95,3 +95,21 @@ def test_a_wait_on_a_transferred_issue_is_not_a_network_error(fake, tmp_path):
     assert a.confirm(r.json["snapshot_id"]).code == 0
     r = a.check("--include-events", "--wait", 20, "--poll-interval", 5)
     assert r.code == 0 and r.json["has_updates"] is False, r
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "section 19 turn 5 (found by the events model's --include-edits variant; the plain "
+    "IssueEditsModel reproduces it): a round first written by --update-state; its comment "
+    "edited with an updated_at 5 s before the next read (a late edit, excused from the first "
+    "ask); the first flagged check establishes W with that text as seen, which the agent was "
+    "never given; edited again, the edit is reported with previous_body the never-given "
+    "text, not the text the agent was given (the edits oracle's rule)"))
+def test_previous_body_is_the_text_the_agent_was_given_after_a_late_edit(fake,
+                                                                          tmp_path_factory):
+    from tests.test_round_model import _edits_machine
+
+    m = _edits_machine(fake, tmp_path_factory.mktemp("m"))  # seeded with 5 comments
+    m.update_state(limit=3)
+    m.edit(which="newest", pick=0, tick=0, lag=5)
+    m.edit_between_check_and_confirm(pick=4)
+    m.settle()
