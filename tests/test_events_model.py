@@ -241,7 +241,17 @@ class Track:
             assert ok, f"a push left out that the filters {filt} keep: {moves}"
             return
         self.pushes_confirmed += 1
-        assert shown["previous_head_sha"] == bh and shown["head_sha"] == ah, (shown, bh, ah)
+        assert shown["head_sha"] == ah, (shown, bh, ah)
+        if shown["previous_head_sha"] != bh:
+            # a wait: earlier polls' head moves its filters left out (else it had woken)
+            p = self.heads.index(shown["previous_head_sha"])
+            assert i < p < j and filt, (shown, bh, ah, filt)
+            for m in moves[: p - i]:
+                judged = [m["actor"]] if m["force"] else m["authors"]
+                assert all(left_out(filt, None, a, t) for a, t in judged), \
+                    f"a push left out that the filters {filt} keep: {m}"
+            moves = moves[p - i:]
+            force = any(m["force"] for m in moves)
         assert shown["force_pushed"] == force, (shown, moves)
         if not force:
             shas = [s for m in moves for s in m["shas"]]
