@@ -1,5 +1,6 @@
 """Defects the events model (tests/test_events_model.py) found, each as its minimal
-reproduction (CONTRACT section 21), marked xfail until the product is fixed."""
+reproduction (CONTRACT section 21); the first three are fixed and guard their fixes, the
+last (section 19) stays xfail: docs/reference.md says why."""
 
 from __future__ import annotations
 
@@ -22,11 +23,6 @@ def _pr(fake, tmp_path):
     return a
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "section 21: a force push is left out only when the filters leave out its "
-    "head_ref_force_pushed actor; when --limit keeps that event out of the read, the round "
-    "judges the push by its commits' authors (bots, under --humans-only), leaves it out and "
-    "moves the head cursor past it: the push is never reported"))
 def test_a_force_push_by_a_person_is_reported_when_limit_defers_its_event(fake, tmp_path):
     """Found by the events model: 3 events by alice, then alice force-pushes 2 commits
     authored by ci[bot]; `--include-events --humans-only --limit 2` returns the 2 oldest
@@ -48,11 +44,6 @@ def test_a_force_push_by_a_person_is_reported_when_limit_defers_its_event(fake, 
     assert len(pushes) == 1 and pushes[0]["force_pushed"] is True, (shown, r.json)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "section 21: an idle poll with the flag is one more conditional request per round and "
-    "one more per PR round, all 304; once the head branch is deleted (a merged PR whose "
-    "branch GitHub auto-deletes) every poll sends GET /pulls/N unconditionally (200) and "
-    "the deleted ref again (404), and warns again"))
 def test_idle_polls_settle_to_304_after_the_head_branch_is_deleted(fake, tmp_path):
     """Found by the events model (its head-branch rule restores the branch in the same
     second to keep settling; deleted for good, polls never settle): a PR merged and its
@@ -72,10 +63,6 @@ def test_idle_polls_settle_to_304_after_the_head_branch_is_deleted(fake, tmp_pat
     assert 1 <= len(seen) <= 4 and {s for _p, s in seen} == {304}, seen
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "section 21: with the flag no read follows a redirect (a transferred issue: moved_to); "
-    "a --wait on a round whose moved_to is already confirmed polls again on the connection "
-    "whose 301 body was never read, and exits 6 ('response cut short: 0 of N bytes')"))
 def test_a_wait_on_a_transferred_issue_is_not_a_network_error(fake, tmp_path):
     """Found while extending the events model to transfers: an issue transferred after its
     round was confirmed with the flag; the check that reports `moved_to` is confirmed; a
