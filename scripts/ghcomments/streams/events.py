@@ -143,7 +143,6 @@ class EventsStream(Stream):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.base_state: Optional[Dict[str, Any]] = None  # the state a new cursor starts from
-        self.returned_kinds: List[str] = []               # of this read: for the head stream
         self.unavailable = False  # a 403 on the list: `events` and `pushes` are null
 
     # -- cursors and hints -------------------------------------------------------------------
@@ -194,7 +193,6 @@ class EventsStream(Stream):
     # -- the read ----------------------------------------------------------------------------
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
-        self.returned_kinds = []
         self.force_event: Optional[Dict[str, Any]] = None
         self.unavailable = False
         if not self.active:  # without the flag: the stored cursor and hint, no request
@@ -385,7 +383,6 @@ class EventsStream(Stream):
         if establishing is not None and not left:
             cursor["last_event_id"] = max(cursor["last_event_id"], establishing)
         hint = None if left else self._probe_after(got, cursor)
-        self.returned_kinds = [raw["event"] for raw in taken if self.reason_of(raw) is None]
         force = [raw for raw in newer if raw["event"] == "head_ref_force_pushed"]
         self.force_event = force[-1] if force else None  # read, returned or not
         return Batch(self.kind, items=taken, cursor=cursor, hint=hint, more_available=left,
