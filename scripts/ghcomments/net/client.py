@@ -21,14 +21,13 @@ from ..base.errors import (
     UsageError,
     error_from_response,
     rate_limit_wait,
-    strict_loads,
     validation_reasons,
 )
 from ..base.urls import split_url
 from ..text import tokens
-from ..text.normalize import check_comment, escape_field
+from ..text.normalize import escape_field
 from .config import plain_url
-from .decode import MAX_JSON_VALUES, json_values_over
+from .decode import json_of, maybe_json
 from .transport import STANDARD_HEADERS, Response, TransportError, origin_of
 
 TYPE_CHECKING = False
@@ -245,52 +244,9 @@ class GitHubClient:
         if self.first_date is None and "date" in resp.headers:
             self.first_date = resp.headers["date"]
 
-    @staticmethod
-    def _text_of(resp: Response) -> str:
-        """The body as text, the bytes let go first: a 60 MiB answer is then held twice while
-        it is parsed (text and values), not three times (CONTRACT section 22). The body is
-        read once; nothing reads it after its JSON."""
-        raw, resp.body = resp.body, b""
-        return raw.decode("utf-8")
-
-    @staticmethod
-    def _maybe_json(resp: Response) -> Any:
-        if json_values_over(resp.body):  # an error's body: its start is all that is shown
-            return resp.body[:300].decode("utf-8", "replace")
-        start = resp.body[:300]
-        try:
-            return strict_loads(GitHubClient._text_of(resp)) if resp.body else None
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return start.decode("utf-8", "replace")
-
-    # -- JSON ------------------------------------------------------------------------------
-    @staticmethod
-    def json_of(resp: Response, what: str, comments: bool = True) -> Any:
-        """The body as strict JSON, its REST items' types checked on the way in: a comment,
-        review or pull request (an object with an `id`, or a list of them) whose id, times,
-        logins or line numbers are of the wrong type is a malformed answer (exit 6) before
-        anything — a checkpoint above all — is built from it (CONTRACT section 17). A body
-        holding more JSON values than any GitHub page is refused before it is parsed."""
-        if json_values_over(resp.body):
-            raise ServerError(f"{what}: the response holds more than {MAX_JSON_VALUES:,} JSON "
-                              f"values (HTTP {resp.status}, {len(resp.body)} bytes), more than "
-                              "any GitHub page holds; refused without parsing it",
-                              status=resp.status)
-        size = len(resp.body)
-        try:
-            data = strict_loads(GitHubClient._text_of(resp))
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            raise ServerError(f"{what}: malformed JSON in the response "
-                              f"(HTTP {resp.status}, {size} bytes): {exc}",
-                              status=resp.status)
-        if not comments:  # another kind of item (commits): its reader checks it
-            return data
-        if isinstance(data, list):
-            for item in data:
-                check_comment(item, what)
-        elif isinstance(data, dict) and "id" in data:
-            check_comment(data, what)
-        return data
+    # -- JSON (decode.py): strict, bounded, REST items' types checked on the way in ----------
+    json_of = staticmethod(json_of)
+    _maybe_json = staticmethod(maybe_json)
 
     def get_json(self, path: str, params: Optional[Dict[str, Any]] = None,
                  what: Optional[str] = None) -> Tuple[Any, Response]:

@@ -1,15 +1,20 @@
 """Content decoding: the body's Content-Encoding (gzip, deflate, chains of them) undone on the
 raw bytes in bounded steps, and a body shorter than its Content-Length refused. Used by both
 HTTP paths (requests and the stdlib fast path); gh inflates its answers itself. And what
-parsing a body may build is bounded (`json_values_over`), for every transport."""
+parsing a body may build is bounded (`json_values_over`), for every transport; the body as
+strict JSON (`json_of`), a REST item's types checked on the way in."""
 
 from __future__ import annotations
 
+from ..base.errors import ServerError, strict_loads
+from ..text.normalize import check_comment
 from .transport import MAX_RESPONSE_BYTES, TransportError, too_large_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Mapping
+
+    from .transport import Response
 
 
 # Content-Encoding is undone here, on the raw bytes, in bounded steps — never by urllib3,
@@ -127,3 +132,49 @@ def json_values_over(body: bytes, limit: int = MAX_JSON_VALUES) -> bool:
             if count > limit:
                 return True
     return False
+
+
+# -- JSON: the body as strict JSON, bounded before it is parsed ------------------------------
+
+def text_of(resp: Response) -> str:
+    """The body as text, the bytes let go first: a 60 MiB answer is then held twice while
+    it is parsed (text and values), not three times (CONTRACT section 22). The body is
+    read once; nothing reads it after its JSON."""
+    raw, resp.body = resp.body, b""
+    return raw.decode("utf-8")
+
+def maybe_json(resp: Response) -> Any:
+    if json_values_over(resp.body):  # an error's body: its start is all that is shown
+        return resp.body[:300].decode("utf-8", "replace")
+    start = resp.body[:300]
+    try:
+        return strict_loads(text_of(resp)) if resp.body else None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return start.decode("utf-8", "replace")
+
+def json_of(resp: Response, what: str, comments: bool = True) -> Any:
+    """The body as strict JSON, its REST items' types checked on the way in: a comment,
+    review or pull request (an object with an `id`, or a list of them) whose id, times,
+    logins or line numbers are of the wrong type is a malformed answer (exit 6) before
+    anything — a checkpoint above all — is built from it (CONTRACT section 17). A body
+    holding more JSON values than any GitHub page is refused before it is parsed."""
+    if json_values_over(resp.body):
+        raise ServerError(f"{what}: the response holds more than {MAX_JSON_VALUES:,} JSON "
+                          f"values (HTTP {resp.status}, {len(resp.body)} bytes), more than "
+                          "any GitHub page holds; refused without parsing it",
+                          status=resp.status)
+    size = len(resp.body)
+    try:
+        data = strict_loads(text_of(resp))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ServerError(f"{what}: malformed JSON in the response "
+                          f"(HTTP {resp.status}, {size} bytes): {exc}",
+                          status=resp.status)
+    if not comments:  # another kind of item (commits): its reader checks it
+        return data
+    if isinstance(data, list):
+        for item in data:
+            check_comment(item, what)
+    elif isinstance(data, dict) and "id" in data:
+        check_comment(data, what)
+    return data

@@ -32,16 +32,19 @@ from ..text.normalize import now_iso
 from . import happenings
 from .filters import whoami
 from .hints import HintCache
+from .layout import Layout
 from .reading import Cursors, Reading, RoundOptions, interrupted_doc
+from .tracking import TrackedTimes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Dict, List, Optional, Tuple
 
 
-class Round:
+class Round(Layout, TrackedTimes):
     """One round over the streams of an issue or a pull request: the engine. Subclasses give
-    the layout only (`streams_for`, `cursors_of`, `public`, `checkpoint_fields`, ...)."""
+    the layout only (layout.py: `streams_for`, `cursors_of`, `public`, ...); the times a
+    snapshot and a checkpoint carry are tracking.py's."""
 
     label = "issue"
     shown_keys: Tuple[str, ...] = ("new_comments",)
@@ -81,53 +84,6 @@ class Round:
             return filt.reason(normalize.author_of(raw))
 
         return {"reason": reason, "keep": lambda raw: reason(raw) is None}
-
-    # -- the layout (one for an issue, one for a pull request) -------------------------------
-    def streams_for(self) -> Dict[str, Stream]:
-        raise NotImplementedError
-
-    def cursors_of(self, cp: Optional[Dict[str, Any]]) -> Cursors:
-        """The stream cursors stored in a checkpoint file (None: no checkpoint)."""
-        raise NotImplementedError
-
-    def public(self, cursors: Cursors) -> Any:
-        """How cursors are spelled in documents (previous/recommended/next checkpoint)."""
-        raise NotImplementedError
-
-    def from_public(self, value: Any) -> Cursors:
-        raise NotImplementedError
-
-    def checkpoint_fields(self, cursors: Dict[str, Any]) -> Dict[str, Any]:
-        raise NotImplementedError
-
-    def describe(self, cursors: Cursors) -> str:
-        raise NotImplementedError
-
-    def public_filtered(self, filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
-        raise NotImplementedError
-
-    def extra_fields(self, reading: Reading, previous: Cursors) -> Dict[str, Any]:
-        return {}
-
-    def fetch_fields(self, reading: Optional[Reading]) -> Dict[str, Any]:
-        """What a fetch of the round (checkpoint or tail mode) adds after the items (None:
-        an interrupted one)."""
-        return {}
-
-    def confirm_target(self, upd: Dict[str, Any], through: Optional[int],
-                       stored: Cursors) -> Cursors:
-        raise NotImplementedError
-
-    def no_cursor_message(self) -> str:
-        return ("--wait needs a cursor: a stored checkpoint (confirm a check first) or "
-                "--after-comment-id ID (e.g. your own comment, right after posting it)")
-
-    def notes(self) -> None:
-        """Warnings every round of this kind carries."""
-
-    def on_items(self, reading: Reading) -> None:
-        """Runs once per read that returns items (never on a 304 or an idle poll): the place
-        for what only such a round needs, e.g. a pull request's thread state."""
 
     # -- shared pieces -------------------------------------------------------------------------
     @property
@@ -183,79 +139,6 @@ class Round:
                 "last_comment_created_at": conv.get("last_comment_created_at") if same
                 else None})
         return cursors, self.hints.load(cursors)
-
-    # -- section 19, turn 5: when the bundle began tracking edits ------------------------------
-    FALLBACK_MINUTES = 10
-
-    def lacks_watermark(self, cursors: Cursors) -> bool:
-        """Some list's cursor has no edit watermark W (no `edits`, or `through` null), or
-        the round has no event cursor yet (section 21): `tracked_since` is kept until
-        both are set."""
-        cursors = cursors or {}
-        if "events" in self.streams and cursors.get("events") is None:
-            return True
-        return any(isinstance(c, dict) and (c.get("edits") or {}).get("through") is None
-                   for k, c in cursors.items()
-                   if k in self.streams and self.streams[k].has_edits)
-
-    def tracked_since_of(self, cp: Optional[Dict[str, Any]], cursors: Cursors
-                         ) -> Optional[str]:
-        """The stored `tracked_since`; for a checkpoint written before it (no `read_at`) and
-        without W, `saved_at` minus 10 minutes (this machine's clock: a flagged check warns);
-        None on a first look or once every list has W."""
-        if not cp or not self.lacks_watermark(cursors):
-            return None
-        if edits.parse_time(cp.get("tracked_since")) is not None:
-            return cp["tracked_since"]
-        saved = edits.parse_time(cp.get("saved_at"))
-        if saved is None:
-            return None
-        import datetime as _dt
-
-        fallback = edits.format_time(saved - _dt.timedelta(minutes=self.FALLBACK_MINUTES))
-        self.tracked_since_fallback = True
-        if self.options.include_edits and any(  # some list has no W: edits use it too
-                isinstance(c, dict) and (c.get("edits") or {}).get("through") is None
-                for k, c in (cursors or {}).items()
-                if k in self.streams and self.streams[k].has_edits):
-            self.warnings.append(
-                f"{self.store.paths.checkpoint} was written before read_at/tracked_since were "
-                f"recorded: edits are reported from its saved_at minus "
-                f"{self.FALLBACK_MINUTES} minutes ({fallback}), a time of this machine's "
-                "clock, not GitHub's")
-        return fallback
-
-    def note_read_at(self) -> None:
-        """`read_at`: the `Date` of this read's first answer, in GitHub's form (whole
-        seconds); one more than a day from this machine's clock is not recorded."""
-        header, self.read_at = self.client.first_date, None
-        if not header:
-            return
-        import datetime as _dt
-        from email.utils import parsedate_to_datetime
-
-        try:
-            when = parsedate_to_datetime(header)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            when = None
-        if when is None or when.tzinfo is None:
-            return
-        if abs((when - _dt.datetime.now(_dt.timezone.utc)).total_seconds()) > 86400:
-            self.warnings.append(f"GitHub's Date ({header}) is more than a day from this "
-                                 "machine's clock: read_at is not recorded")
-            return
-        self.read_at = edits.format_time(when)
-
-    def times(self, cursors: Cursors) -> Dict[str, Any]:
-        """The top-level `read_at` and `tracked_since` a snapshot (or a checkpoint written
-        from this read) carries: `tracked_since` while some list has no W."""
-        out: Dict[str, Any] = {}
-        if self.read_at is not None:
-            out["read_at"] = self.read_at
-        since = self.tracked_since or self.read_at
-        if since is not None and self.lacks_watermark(cursors):
-            out["tracked_since"] = since
-        return out
 
     def empty_reading(self, previous: Cursors) -> Reading:
         prev = previous or {}

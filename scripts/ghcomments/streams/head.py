@@ -19,9 +19,9 @@ fork, no access) falls back to `GET /pulls/N`'s `head.sha`, with a warning.
 from __future__ import annotations
 
 from ..base.errors import AuthError, BundleError, MovedError, NotFoundError, ServerError
-from ..store import records
+from ..store import edits, records
 from ..text import events as ev
-from ..text.normalize import check_text
+from ..text.normalize import check_text, date_header
 from .events import Subject
 from .stream import Batch, Stream
 
@@ -35,18 +35,8 @@ COMMITS_CAP = 250  # GitHub's cap on a pull request's commits list
 
 def github_time(header: Optional[str]) -> Optional[str]:
     """A `Date` header in GitHub's form (`2026-04-23T10:03:00Z`), else None."""
-    if not header:
-        return None
-    import datetime as _dt
-    from email.utils import parsedate_to_datetime
-
-    try:
-        when = parsedate_to_datetime(header)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = date_header(header)
+    return edits.format_time(when) if when is not None else None
 
 
 def _sha(value: Any, what: str) -> str:

@@ -70,6 +70,19 @@ def check_time(value: Any, what: str, field: str) -> Optional[str]:
     return value
 
 
+def date_header(header: Any) -> Optional[_dt.datetime]:
+    """An HTTP `Date` header (GitHub's clock) as an aware datetime, else None."""
+    if not isinstance(header, str) or not header:
+        return None
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(header)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return when if when is not None and when.tzinfo is not None else None
+
+
 def number_at_end(url: Any, segment: str, what: str) -> Optional[int]:
     """The number after `/segment/` at the end of a URL (an issue_url's), else None; more
     than 20 digits is a malformed answer (exit 6), never Python's digit-limit crash."""
