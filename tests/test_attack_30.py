@@ -12,39 +12,20 @@ import threading
 
 import pytest
 
+from tests.events_support import (
+    FLAG,
+    ISSUE,
+    NAME,
+    PR,
+    checkpoint,
+    kinds,
+    paths,
+    settle,
+    statuses,
+)
 from tests.support import OWNER, TOKEN, Agent, inbox, latest, script_env
 
-NAME = "hello"
-ISSUE, PR = 5, 7
-FLAG = "--include-events"
 DOC_COMPARE = "https://docs.github.com/rest/commits/commits#compare-two-commits"
-
-
-def kinds(doc):
-    return [e["event"] for e in doc["events"]]
-
-
-def paths(fake):
-    return [q.path for q in fake.requests if q.path != "/rate_limit"]
-
-
-def statuses(fake):
-    return [q.status for q in fake.requests if q.path != "/rate_limit"]
-
-
-def checkpoint(agent):
-    return json.loads(agent.file().read_text())
-
-
-def settle(agent, *args):
-    for _ in range(10):
-        r = agent.check(*args)
-        assert r.code == 0, r
-        c = agent.confirm(r.json["snapshot_id"])
-        assert c.code == 0, c
-        if not r.json["has_updates"]:
-            return r.json
-    raise AssertionError("never settled")
 
 
 @pytest.fixture(params=["ascending", "descending"])
