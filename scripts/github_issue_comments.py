@@ -48,7 +48,7 @@ from ghcomments.net.connect import Connection
 from ghcomments.options import CheckOptions, LatestOptions
 from ghcomments.round.engine import Round
 from ghcomments.round.filters import parse_ignore
-from ghcomments.round.layouts import Monitor, PullRequestRound
+from ghcomments.round.layouts import Monitor, PullRequestRound, spelling_for
 from ghcomments.round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, RoundOptions
 from ghcomments.store.context import TargetOptions
 from ghcomments.store.state import StateLocation
@@ -104,12 +104,15 @@ def _inbox(opts: Opts, **extra: Any) -> Any:
 # --------------------------------------------------------------------------- the rounds
 
 def _options(opts: Opts) -> RoundOptions:
+    """The round's options; every `include_*` flag the command has (section 19's edits, and
+    each kind's flag: `Stream.flag`) passes down by its name."""
     out = opts.output
+    includes = {n: bool(getattr(opts, n)) for n in type(opts).__match_args__
+                if n.startswith("include_") and n != "include_system"}
     return RoundOptions(max_body_chars=out.max_body_chars, reveal_hidden=out.reveal_hidden,
-                   trusted_only=out.trusted_only, humans_only=opts.humans_only,
-                   ignore=parse_ignore(opts.ignore_author), include_system=opts.include_system,
-                   include_edits=getattr(opts, "include_edits", False),
-                   include_events=getattr(opts, "include_events", False))
+                        trusted_only=out.trusted_only, humans_only=opts.humans_only,
+                        ignore=parse_ignore(opts.ignore_author),
+                        include_system=opts.include_system, **includes)
 
 
 def _shaped(doc: Dict[str, Any], opts: Opts) -> Result:
@@ -195,8 +198,8 @@ def _following(opts: LatestOptions) -> Result:
         flags.round_flags(opts, "--followed (the listing)", flags.TARGET_FLAGS)
         api_url = config.command_api_url(opts.connection.api_url, os.environ)
         found = following.followed_rounds(where.root, where.run_id, where.retained,
-                                          refs.api_host_of(api_url))
-        doc = following.followed_document(found)
+                                          refs.api_host_of(api_url), spelling_for)
+        doc = following.followed_document(found, spelling_for)
         return doc, (followed_summary(doc) if summary else None)
     flags.round_flags(opts, "--unfollow", {"followed": "--followed"} if opts.followed else {})
     if opts.unfollow:
@@ -214,7 +217,7 @@ def _following(opts: LatestOptions) -> Result:
         ref = refs.RoundRef(refs.PULL if ctx.pr is not None else refs.ISSUE, ctx.target.owner,
                             ctx.target.name, ctx.number)
     doc = following.unfollow(ref, where.root, where.run_id, where.retained,
-                             refs.api_host_of(api_url))
+                             refs.api_host_of(api_url), spelling_for)
     return doc, (unfollow_summary(doc) if summary else None)
 
 

@@ -21,7 +21,6 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..base.errors import BundleError, StateError
 from ..base.interrupt import Interrupted
 from ..round.budget import DEFAULT_MAX_TOTAL, Units, allocate, kept_by_kind, units_of
-from ..round.layouts import SYSTEM_NOTE, THREADS_NOTE
 from ..store import edits, refs
 from ..store.inbox_file import InboxFile, round_entry
 from ..store.state import check_writable
@@ -35,9 +34,6 @@ from .members import (
     select,
     start_members,
 )
-
-# Warnings every pull-request round carries: they alone do not make a quiet round a conversation.
-STANDING_NOTES = (SYSTEM_NOTE, THREADS_NOTE)
 
 
 def check(opts: InboxOptions, wait: Any, options: Any) -> Dict[str, Any]:
@@ -192,10 +188,13 @@ def _write_round(m: Member) -> None:
     m.rnd.save_check(private, settled)
 
 
-def _is_conversation(doc: Dict[str, Any]) -> bool:
+def _is_conversation(doc: Dict[str, Any], rnd: Any) -> bool:
+    """Something to say: news, more to read, or a warning beyond the notes every round of its
+    kinds carries (`Stream.standing`)."""
+    standing = {n for s in rnd.streams.values() for n in s.standing}
     return bool(doc["has_updates"] or doc.get("truncated")
                 or doc.get("more_available") is not False
-                or [w for w in doc.get("warnings") or [] if w not in STANDING_NOTES])
+                or [w for w in doc.get("warnings") or [] if w not in standing])
 
 
 def _document(sel: Selection, members: List[Member], snapshot_id: str, wait_fields: Any,
@@ -205,7 +204,7 @@ def _document(sel: Selection, members: List[Member], snapshot_id: str, wait_fiel
         if m.error is not None:
             errors.append({"key": m.key, "error": error_json(m.error)})
         elif m.doc is not None:
-            if _is_conversation(m.doc):  # the files hold the whole watermarks, stdout not
+            if _is_conversation(m.doc, m.rnd):  # the files hold the whole watermarks, stdout not
                 conversations.append(edits.summarize(dict(m.doc, key=m.key)))
             else:
                 quiet.append(m.key)

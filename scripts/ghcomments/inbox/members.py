@@ -32,7 +32,7 @@ from ..base.plain import plain
 from ..net import config
 from ..net.connect import Connection, build_client
 from ..net.throttle import Throttle
-from ..round.layouts import Monitor, PullRequestRound
+from ..round.layouts import Monitor, PullRequestRound, spelling_for
 from ..round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Cursors, Reading
 from ..store import refs
 from ..store.following import followed_rounds, store_for
@@ -113,7 +113,7 @@ def select(opts: InboxOptions) -> Selection:
             by_key[ref.key] = ref
     if opts.followed:
         found = followed_rounds(where.root, where.run_id, where.retained,
-                                refs.api_host_of(api_url))
+                                refs.api_host_of(api_url), spelling_for)
         sel.skipped, sel.warnings = list(found.skipped), list(found.warnings)
         for r in found.rounds:
             if r.error is not None or r.ref is None:
@@ -186,14 +186,15 @@ def _read_start(m: Member, client: Any) -> None:
     ref, cid = m.ref, m.ref.start_comment_id
     before = client.requests
     try:
-        raw = m.rnd.streams["conversation"].one_comment(cid)
+        raw = m.rnd.primary.one_comment(cid)
     except NotFoundError as exc:
         raise UsageError(f"REF {ref.key}#issuecomment-{cid}: {exc.message}; nothing followed")
     finally:
         m.requests += client.requests - before
-    conv = dict((m.previous or {}).get("conversation") or {},
+    kind = m.rnd.primary.kind
+    conv = dict((m.previous or {}).get(kind) or {},
                 last_comment_id=cid, last_comment_created_at=raw.get("created_at"))
-    m.previous = dict(m.previous or {}, conversation=conv)
+    m.previous = dict(m.previous or {}, **{kind: conv})
 
 
 def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:

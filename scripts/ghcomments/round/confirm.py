@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from ..base.errors import StateError
 from ..base.interrupt import Interrupted
-from ..store import edits, records
+from ..store import edits
 from ..store.state import SCHEMA_VERSION
-from ..streams import review_order
-from ..streams.events import EventsStream
-from ..streams.head import HeadStream
-from ..streams.stream import cursor_part
+from ..streams.stream import PAST, SAME
 from ..text.normalize import now_iso
 from .engine import Round
 from .reading import Cursors, interrupted_doc
@@ -64,90 +61,30 @@ def checkpoint_doc(rnd: Round, cursors: Dict[str, Any],
     return doc
 
 
-SAME, PAST = "same", "past"
-
-
-def _watermark(stored: Any, target: Any) -> Optional[str]:
-    if edits.same(stored, target):
-        return SAME
-    return PAST if edits.at_or_past(stored, target) else None
-
-
-def _conversation_part(stored: Any, target: Any) -> Optional[str]:
-    s, t = cursor_part(stored) or {}, cursor_part(target) or {}
-    ids = int(s.get("last_comment_id") or 0) - int(t.get("last_comment_id") or 0)
-    w = _watermark(s.get("edits"), t.get("edits"))
-    if ids < 0 or w is None:
-        return None
-    return SAME if ids == 0 and w == SAME else PAST
-
-
-def _reviews_part(stored: Any, target: Any) -> Optional[str]:
-    if (stored or None) == (target or None):
-        return SAME
-    if not review_order.handled_under(target, stored) or _watermark(
-            (stored or {}).get("edits"), (target or {}).get("edits")) is None:
-        return None
-    return PAST
-
-
-def _events_part(stored: Any, target: Any) -> Optional[str]:
-    """By `last_event_id` (its `state` follows, not compared; a `moved_to` set is further)."""
-    if target is None:
-        return SAME if stored is None else PAST
-    if stored is None:
-        return None
-    s, t = EventsStream.key(stored), EventsStream.key(target)
-    if s == t:
-        return SAME
-    return PAST if s[0] > t[0] or (s[0] == t[0] and s[1] >= t[1]) else None
-
-
-def _head_part(stored: Any, target: Any) -> Optional[str]:
-    """By `seen_at`: the head a later read saw is past an earlier one."""
-    if target is None:
-        return SAME if stored is None else PAST
-    if stored is None:
-        return None
-    if HeadStream.same(stored, target):
-        return SAME
-    return PAST if HeadStream.seen(stored) > HeadStream.seen(target) else None
-
-
-# "Already applied", per part of the cursor (CONTRACT sections 6, 18, 19, 21 and 22): the one
-# rule for the round's confirm and the inbox's. Each part says whether the stored cursor is the
-# same as the target, past it, or neither: the conversation's id by value; the review part's
-# (last_submitted_at, last_review_id) by order with recent_review_ids and undated_review_ids by
-# inclusion; each edit watermark by time with `seen` a superset; the event cursor by
-# `last_event_id`, the head by `seen_at` (section 21).
-PARTS = {"conversation": _conversation_part, "reviews": _reviews_part,
-         "events": _events_part, "head": _head_part}
-# The parts a read without --include-events carries as stored (section 21).
-CARRIED = ("events", "head")
-
-
 def carried(rnd: Round, stored: Cursors, target: Cursors) -> Cursors:
     """`target` with the parts it does not name (a --through target, a read of
-    get_latest_comments.py) as stored: a write never drops an event cursor or a head."""
+    get_latest_comments.py, a read without a kind's flag) as stored: a write never drops a
+    flagged kind's cursor (section 21)."""
     if target is None or stored is None:
         return target
     out = dict(target)
-    for kind in CARRIED:
-        if kind in rnd.streams and out.get(kind) is None:
+    for kind, stream in rnd.streams.items():
+        if stream.flag is not None and out.get(kind) is None:
             out[kind] = stored.get(kind)
     return out
 
 
 def already_applied(rnd: Round, stored: Cursors, target: Cursors, moved_on: bool) -> bool:
-    """The stored checkpoint holds what `target` would write, in every part: the same
-    (a round's own confirm, sections 6 and 19), or, with `moved_on`, the same or past it
-    (the inbox's confirm of an older snapshot, section 18)."""
+    """The stored checkpoint holds what `target` would write, in every part, by each kind's
+    own rule (`Stream.applied`, the one rule for the round's confirm and the inbox's): the
+    same (a round's own confirm, sections 6 and 19), or, with `moved_on`, the same or past
+    it (the inbox's confirm of an older snapshot, section 18)."""
     if target is None:
         return True
     if stored is None:
         return False
     ok = (SAME, PAST) if moved_on else (SAME,)
-    return all(PARTS[kind](stored.get(kind), target.get(kind)) in ok for kind in rnd.streams)
+    return all(s.applied(stored.get(k), target.get(k)) in ok for k, s in rnd.streams.items())
 
 
 def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: bool) -> None:
@@ -155,7 +92,7 @@ def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: boo
         return
     for kind, stream in rnd.streams.items():
         if stream.key(target.get(kind)) < stream.key(stored.get(kind)) or edits.behind(
-                (target.get(kind) or {}).get("edits"), (stored.get(kind) or {}).get("edits")):
+                edits.of(target.get(kind)), edits.of(stored.get(kind))):
             raise StateError(f"refusing to move the checkpoint backwards from "
                              f"{rnd.describe(stored)} to {rnd.describe(target)} (pass "
                              "--force to do it anyway)")
@@ -163,11 +100,8 @@ def forward_only(rnd: Round, stored: Cursors, target: Dict[str, Any], force: boo
 
 def validate(rnd: Round, target: Dict[str, Any], source: str) -> None:
     """A value of the wrong type never reaches a checkpoint."""
-    checks = {"conversation": records.conversation_cursor, "reviews": records.review_cursor,
-              "events": records.events_cursor, "head": records.head_cursor}
     for kind, value in target.items():
-        if value is not None and not checks[kind](cursor_part(value) if kind ==
-                                                  "conversation" else value):
+        if value is not None and not rnd.streams[kind].valid_cursor(value):
             raise StateError(f"{source} holds a {kind} cursor of an unexpected shape; "
                              "left as it is")
 
@@ -235,7 +169,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                                                    "snapshot_id": snapshot_id,
                                                    "through": through},
                                     comments=[], comment_count=0,
-                                    warnings=rnd.warnings), stop)
+                                    warnings=rnd.warnings), stop, rnd.cleared())
     returned = [c.get("id", 0) for c in upd.get("new_comments") or []
                 if isinstance(c, dict)]
     doc.update({

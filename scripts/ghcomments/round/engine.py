@@ -25,11 +25,9 @@ from ..base.errors import MovedError, UsageError
 from ..base.interrupt import Interrupted
 from ..store import edits
 from ..store.state import SCHEMA_VERSION, StateStore
-from ..streams.conversation import ConversationStream
 from ..streams.stream import Batch, Stream
 from ..text import normalize
 from ..text.normalize import now_iso
-from . import happenings
 from .filters import whoami
 from .hints import HintCache
 from .layout import Layout
@@ -42,13 +40,12 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 
 class Round(Layout, TrackedTimes):
-    """One round over the streams of an issue or a pull request: the engine. Subclasses give
-    the layout only (layout.py: `streams_for`, `cursors_of`, `public`, ...); the times a
-    snapshot and a checkpoint carry are tracking.py's."""
+    """One round over the kinds of news of an issue or a pull request: the engine. Subclasses
+    give the layout only (layouts.py: its kinds, registered once; layout.py: how their
+    cursors are spelled); each kind's own rules are its stream's hooks (streams/stream.py);
+    the times a snapshot and a checkpoint carry are tracking.py's."""
 
     label = "issue"
-    shown_keys: Tuple[str, ...] = ("new_comments",)
-    edit_keys: Tuple[str, ...] = ("edited_comments",)  # with --include-edits (section 19)
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, store: StateStore,
                  options: RoundOptions, max_pages: int) -> None:
@@ -60,14 +57,21 @@ class Round(Layout, TrackedTimes):
         self.max_pages = max_pages
         self.warnings: List[str] = []
         self.streams: Dict[str, Stream] = self.streams_for()
-        self.conversation: ConversationStream = self.streams["conversation"]  # type: ignore
+        # the list --after-comment-id and a REF's #issuecomment-ID name (the conversation)
+        self.primary: Stream = next(s for s in self.streams.values() if s.primary)
+        store.spelling = self  # the store checks a stored checkpoint by this layout's kinds
+        self.shown_keys = self.item_lists()
+        self.edit_keys = self.edited_lists()  # with --include-edits (section 19)
         self.hints = HintCache(store, self.streams, self.warnings)
         self.had_checkpoint = False  # what start() found
         self.tracked_since: Optional[str] = None  # section 19 turn 5 (start() sets it)
         self.read_at: Optional[str] = None        # the `Date` of this read's first answer
         self.tracked_since_fallback = False  # tracked_since from saved_at (an older checkpoint)
         self.moved_to: Optional[str] = None  # section 21: where a redirect said it went
-        happenings.wire(self)
+        for stream in self.streams.values():
+            if stream.flag is not None:  # a flagged kind reads only with its flag
+                stream.active = bool(getattr(options, stream.flag, False))
+            stream.wire(self)
 
     def stream_args(self) -> Tuple[Any, ...]:
         return (self.client, self.owner, self.repo, self.number, self.max_pages,
@@ -132,12 +136,12 @@ class Round(Layout, TrackedTimes):
         cursors = self.cursors_of(cp)
         self.tracked_since = self.tracked_since_of(cp, cursors)
         if after_comment_id is not None:
-            conv = (cursors or {}).get("conversation")
+            conv = (cursors or {}).get(self.primary.kind)
             same = conv is not None and conv["last_comment_id"] == after_comment_id
-            cursors = dict(cursors or {}, conversation={
+            cursors = dict(cursors or {}, **{self.primary.kind: {
                 "last_comment_id": after_comment_id,
                 "last_comment_created_at": conv.get("last_comment_created_at") if same
-                else None})
+                else None}})
         return cursors, self.hints.load(cursors)
 
     def empty_reading(self, previous: Cursors) -> Reading:
@@ -154,11 +158,11 @@ class Round(Layout, TrackedTimes):
         news = False
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
-            happenings.before_read(self, kind, previous, batches)
+            stream.before_read(self, previous, batches)
             try:
                 batch = stream.read(cursor, hints.get(kind), limit, sharpen=sharpen)
             except MovedError as exc:  # only a flagged round follows no redirect
-                news = happenings.moved(self, previous, batches, exc.location)
+                news = self.moved(previous, batches, exc)
                 break
             if self.read_at is None or self.client.first_date is not None:
                 self.note_read_at()
@@ -175,6 +179,26 @@ class Round(Layout, TrackedTimes):
         if reading.returned and hook:  # the inbox runs it after --max-total's cut
             self.on_items(reading)
         return reading
+
+    def moved(self, previous: Cursors, batches: Dict[str, Batch], exc: MovedError) -> bool:
+        """A redirect not followed (a transferred conversation): every stream not yet read
+        keeps its cursor, and the kind that records it says whether it is news."""
+        prev = previous or {}
+        for kind in self.streams:
+            if kind not in batches:
+                batches[kind] = Batch(kind, cursor=prev.get(kind), hint=None,
+                                      more_available=False)
+        for stream in self.streams.values():
+            news = stream.on_moved(self, previous, batches, exc.location)
+            if news is not None:
+                return news
+        raise exc
+
+    def on_items(self, reading: Reading) -> None:
+        """Once per read that returns items (never on a 304 or an idle poll): each kind's
+        hook (a pull request's thread state, the threads a push outdated)."""
+        for stream in self.streams.values():
+            stream.on_items(self, reading)
 
     def present(self, batches: Dict[str, Batch]) -> Reading:
         """The reading that shows `batches` (each item normalised for output)."""
@@ -230,16 +254,19 @@ class Round(Layout, TrackedTimes):
         batches = reading.batches
         doc = self.base_doc()
         doc["has_updates"] = reading.returned
-        for key in self.shown_keys + self.edit_keys:
+        flagged = tuple(k for s in self.streams.values() if s.flag is not None and s.active
+                        for k in s.shown)  # a flagged kind's lists, with its flag
+        for key in self.shown_keys + self.edit_keys + flagged:
             if key in reading.shown:
                 doc[key] = reading.shown[key]
                 doc[key[:-1] + "_count"] = len(reading.shown[key])
         doc["more_available"] = reading.more_available
-        doc.update(self.extra_fields(reading, previous))
-        doc.update(happenings.fields(self, reading))  # --include-events (section 21)
+        doc.update(self.more_by_kind(reading))
+        for stream in self.streams.values():
+            doc.update(stream.fields(self, reading))
         doc.update({
             "truncated": any(b.truncated for b in batches.values()),
-            "latest_comment": batches["conversation"].latest,
+            "latest_comment": batches[self.primary.kind].latest,
             "previous_checkpoint": self.public(previous),
             "recommended_checkpoint": self.public(reading.cursors),
         })
@@ -251,9 +278,6 @@ class Round(Layout, TrackedTimes):
                     "updates_file": self.store.paths.updates, "state_updated": False,
                     "warnings": self.warnings})
         return doc
-
-    def public_older(self, reading: Reading) -> Any:
-        return reading.batches["conversation"].older_not_returned
 
     # -- the check (check_issue_updates.py), with or without --wait ---------------------------
     def check(self, limit: int, after_comment_id: Optional[int] = None,
@@ -285,7 +309,7 @@ class Round(Layout, TrackedTimes):
         except Interrupted as stop:
             if doc is None:
                 doc = self.document(previous, self.empty_reading(previous), {})
-            return interrupted_doc(doc, stop)
+            return interrupted_doc(doc, stop, self.cleared())
         return edits.summarize(doc)  # stdout shows each watermark as {through, seen_count}
 
     def updates_of(self, previous: Cursors, reading: Reading, doc: Dict[str, Any],
@@ -305,14 +329,3 @@ class Round(Layout, TrackedTimes):
         is the commit point), then the hints measured for a cursor with nothing after it."""
         self.store.write_updates(private)
         self.hints.save(settled)
-
-
-    def by_id_previous(self) -> Cursors:
-        return None
-
-    def next_public(self, previous: Cursors, reading: Reading) -> Any:
-        return self.public(reading.cursors)
-
-    def writable(self, target: Dict[str, Any]) -> bool:
-        """A position --update-state can write (every stream has a cursor to store)."""
-        return True

@@ -28,10 +28,16 @@ class RoundOptions:
     def __init__(self, max_body_chars: Optional[int] = None, reveal_hidden: bool = False,
                  trusted_only: bool = False, humans_only: bool = False,
                  ignore: Optional[List[str]] = None, include_system: bool = False,
-                 include_edits: bool = False, include_events: bool = False) -> None:
+                 include_edits: bool = False, **flags: bool) -> None:
         self.max_body_chars = max_body_chars
         self.include_edits = include_edits  # section 19: also each list's edits
-        self.include_events = include_events  # section 21: also what happened
+        # each kind's flag (`Stream.flag`: include_events, section 21): a kind is read only
+        # with its flag; a flag no kind has is not an option
+        self.include_events = False
+        for name, value in flags.items():
+            if not name.startswith("include_"):
+                raise TypeError(f"RoundOptions: unknown option {name}")
+            setattr(self, name, bool(value))
         self.reveal_hidden = reveal_hidden
         self.filter = AuthorFilter(trusted_only, humans_only, ignore)
         self.include_system = include_system
@@ -66,23 +72,24 @@ class Reading:
             None if any(v is None for v in values) else False)
 
 
-def _clear(doc: Dict[str, Any]) -> None:
-    """An interrupted command returns nothing to process: it confirms nothing."""
-    for key in ("new_comments", "new_reviews", "new_review_comments", "edited_comments",
-                "edited_review_comments", "events"):
-        if key in doc:
+def _clear(doc: Dict[str, Any], cleared: Dict[str, Any]) -> None:
+    """An interrupted command returns nothing to process: it confirms nothing. Every item
+    list (a list beside its `_count`) is emptied, and the kinds' other fields are as
+    `cleared` says (layout.py's `cleared`)."""
+    for key, value in list(doc.items()):
+        count = key[:-1] + "_count"
+        if isinstance(value, list) and count in doc:
             doc[key] = []
-            doc[key[:-1] + "_count"] = 0
-    if "threads" in doc:
-        doc["threads"] = []
-    for key in ("pushes", "outdated_threads"):
+            doc[count] = 0
+    for key, value in cleared.items():
         if key in doc:
-            doc[key] = None
+            doc[key] = value
     doc["has_updates"] = False
 
 
-def interrupted_doc(doc: Dict[str, Any], stop: Interrupted) -> Dict[str, Any]:
+def interrupted_doc(doc: Dict[str, Any], stop: Interrupted,
+                    cleared: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The interrupted document: nothing to process, nothing written (exit 130/143)."""
     doc = dict(doc, snapshot_id=None, state_updated=False, interrupted=True, signal=stop.name)
-    _clear(doc)
+    _clear(doc, cleared or {})
     return edits.summarize(doc)

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from ..base.interrupt import Interrupted
 from ..store import edits
-from ..streams.conversation import ConversationStream
-from ..streams.review_stream import ReviewStream
-from ..streams.stream import Batch, checkpoint_of, cursor_part, with_edits
-from ..text import normalize
+from ..streams.stream import Batch, checkpoint_of, with_edits
 from .confirm import advance
 from .engine import Round
 from .reading import DEFAULT_LIMIT, Cursors, Reading, interrupted_doc
@@ -21,34 +18,21 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 
 def read_by_id(rnd: Round, selector: str, value: int) -> Dict[str, List[Dict[str, Any]]]:
-    """One item by id (reads by id ignore the author filters)."""
+    """One item by id, read by the kind that serves the selector (reads by id ignore the
+    author filters)."""
     o = rnd.options
     shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in rnd.shown_keys}
-    if selector == "comment_id":
-        shown["new_comments"] = [normalize.issue_comment(
-            rnd.conversation.one_comment(value), o.max_body_chars, o.reveal_hidden)]
-        return shown
-    reviews: ReviewStream = rnd.streams["reviews"]  # type: ignore[assignment]
-    if selector == "review_comment_id":
-        shown["new_review_comments"] = [normalize.review_comment(
-            reviews.one_comment(value), o.max_body_chars, o.reveal_hidden)]
-    else:
-        raw, raw_comments = reviews.one_review(value)
-        shown["new_reviews"] = [normalize.review(raw, len(raw_comments), o.max_body_chars,
-                                                 o.reveal_hidden)]
-        shown["new_review_comments"] = [
-            normalize.review_comment(c, o.max_body_chars, o.reveal_hidden)
-            for c in raw_comments]
+    stream = next(s for s in rnd.streams.values() if selector in s.by_id)
+    shown.update(stream.read_one(selector, value, o.max_body_chars, o.reveal_hidden))
     return shown
 
 
 def _conversation_selector(rnd: Round, selector: str, value: int, limit: Optional[int],
                            update_state: bool, hints: Dict[str, Any]) -> Any:
     """--since-comment-id, --last-n, --all: the conversation only."""
-    conv = rnd.conversation
+    conv: Any = rnd.primary
     if selector == "since_comment_id":
-        return conv.scan_after(value, limit, hints.get("conversation"),
-                               sharpen=update_state)
+        return conv.scan_after(value, limit, hints.get(conv.kind), sharpen=update_state)
     if selector == "last_n":
         return conv.tail(value, quiet=True)
     return conv.everything()
@@ -66,7 +50,7 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
     older: Optional[int] = None
     reading: Optional[Reading] = None
     try:
-        if selector in ("comment_id", "review_comment_id", "review_id"):
+        if any(selector in s.by_id for s in rnd.streams.values()):
             shown = read_by_id(rnd, selector, int(value or 0))
             previous = rnd.by_id_previous()
         else:
@@ -77,8 +61,9 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
             if selector in ("since_comment_id", "last_n", "all"):
                 result = _conversation_selector(rnd, selector, int(value or 0), limit,
                                                      update_state, hints)
-                batch = Batch("conversation", items=result.returned)
-                shown, counts = rnd.conversation.present(
+                primary: Any = rnd.primary
+                batch = Batch(primary.kind, items=result.returned)
+                shown, counts = primary.present(
                     batch, rnd.options.max_body_chars, rnd.options.reveal_hidden,
                     rnd.options.include_system)
                 counts = {k: v for k, v in counts.items() if v}
@@ -88,12 +73,12 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
                 if selector == "since_comment_id":
                     next_cp = checkpoint_of(raws[-1]) if raws else rnd.public(previous)
                     if raws:
-                        stored = ((previous or {}).get("conversation") or {}).get("edits")
-                        target = dict(previous or {}, conversation=with_edits(
+                        stored = edits.of((previous or {}).get(primary.kind))
+                        target = dict(previous or {}, **{primary.kind: with_edits(
                             checkpoint_of(raws[-1]),
-                            edits.carry(stored, raws)))  # seen kept by every write
-                        hint = ConversationStream.hint_for(result, raws[-1]["id"])
-                        new_hints = {"conversation": hint}
+                            edits.carry(stored, raws))})  # seen kept by every write
+                        hint = primary.hint_for(result, raws[-1]["id"])
+                        new_hints = {primary.kind: hint}
             else:
                 if previous is None:
                     selector = "tail"
@@ -102,20 +87,19 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
                 shown, counts = reading.shown, reading.filtered
                 more = reading.more_available
                 truncated = any(b.truncated for b in reading.batches.values())
-                older = reading.batches["conversation"].older_not_returned
+                older = reading.batches[rnd.primary.kind].older_not_returned
                 target, new_hints = rnd.position(previous, reading)
                 next_cp = rnd.next_public(previous, reading)
                 rnd.notes()
             if update_state and target is not None and rnd.writable(target):
                 state_updated = advance(rnd, target, new_hints, force)
                 if state_updated:
-                    next_cp = rnd.public(
-                        {k: cursor_part(v) if k == "conversation" else v
-                         for k, v in target.items()})
+                    next_cp = rnd.public({k: rnd.streams[k].stored(v)
+                                          for k, v in target.items()})
     except Interrupted as stop:
         doc.update({"selector": {"type": selector, "value": value},
                     "previous_checkpoint": rnd.public(previous), "warnings": rnd.warnings})
-        return dict(interrupted_doc(doc, stop), **{
+        return dict(interrupted_doc(doc, stop, rnd.cleared()), **{
             k[4:]: [] for k in rnd.shown_keys},
             **(rnd.fetch_fields(None) if selector in ("checkpoint", "tail") else {}))
     rnd.note_hidden(shown)

@@ -34,15 +34,16 @@ class TrackedTimes:
 
     def lacks_watermark(self, cursors: Cursors) -> bool:
         """Some list's cursor has no edit watermark W (no `edits`, or `through` null), or
-        the round has no event cursor yet (section 21): `tracked_since` is kept until
-        both are set."""
-        if "events" in self.streams and (cursors or {}).get("events") is None:
+        a kind whose first ask is answered from `tracked_since` has no cursor yet (the
+        events, section 21): `tracked_since` is kept until all are set."""
+        if any(s.asks_since and (cursors or {}).get(k) is None
+               for k, s in self.streams.items()):
             return True
         return self.lists_lack_w(cursors)
 
     def lists_lack_w(self, cursors: Cursors) -> bool:
         """Some comment list's cursor has no edit watermark W."""
-        return any(isinstance(c, dict) and (c.get("edits") or {}).get("through") is None
+        return any(isinstance(c, dict) and (edits.of(c) or {}).get("through") is None
                    for k, c in (cursors or {}).items()
                    if k in self.streams and self.streams[k].has_edits)
 

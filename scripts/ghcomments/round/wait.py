@@ -139,7 +139,7 @@ class Wait:
             doc = round_.document(previous, reading or round_.empty_reading(previous),
                                   filtered)
             doc.update({"waited_seconds": round(waited, 1), "polls": polls})
-            return interrupted_doc(doc, stop), reading
+            return interrupted_doc(doc, stop, round_.cleared()), reading
         waited = (time.monotonic() - start) / self.scale
         doc = round_.document(previous, reading, filtered)
         doc.update({"waited_seconds": round(waited, 1), "polls": polls})

@@ -46,6 +46,9 @@ SEEN_CAP = 1000              # entries kept; over it, a flagged check re-establi
 FUTURE_SLACK_SECONDS = 86400  # an updated_at later than Date + this is malformed
 DATE_BOUND_SECONDS = 3600    # W (and an establishing anchor) at most Date + this; at most
                              # OVERLAP_SECONDS, so the next read starts no later than Date
+# The cursor part this module owns: a comment list's cursor carries its edit watermark under
+# this key (conversation and reviews alike); every other module names it through `PART`/`of`.
+PART = "edits"
 EPOCH = "1970-01-01T00:00:00Z"  # W of a list that was empty when it was established
 CAP_WARNING = ("more than {cap} edited comments were remembered for {what}: the edit "
                "watermark was established again at {through}; edits before now were not checked")
@@ -480,6 +483,11 @@ def after_cut(stored: Optional[Mapping[str, Any]], record: Optional[Mapping[str,
     return make(record["through"], seen, record.get("moved_at"))
 
 
+def of(cursor: Any) -> Any:
+    """A cursor's edit watermark (None: none, or no cursor)."""
+    return cursor.get(PART) if isinstance(cursor, Mapping) else None
+
+
 def summarize(doc: Any) -> Any:
     """A document for stdout: every watermark (a valid record under an `edits` key) shown
     as `{through, seen_count}`; the files hold it whole."""
@@ -487,7 +495,7 @@ def summarize(doc: Any) -> Any:
         return [summarize(v) for v in doc]
     if not isinstance(doc, dict):
         return doc
-    return {k: (public(v) if k == "edits" and valid(v) else summarize(v))
+    return {k: (public(v) if k == PART and valid(v) else summarize(v))
             for k, v in doc.items()}
 
 

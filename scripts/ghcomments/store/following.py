@@ -23,7 +23,6 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..base import interrupt
 from ..base.errors import BundleError, StateError
 from ..net import config
-from . import edits
 from .inbox_file import InboxFile
 from .refs import ISSUE, PULL, RoundRef, sort_key
 from .state import (
@@ -72,9 +71,15 @@ def identity_of(ref: RoundRef) -> str:
     return "pull_request" if ref.kind == PULL else "issue"
 
 
-def store_for(ref: RoundRef, paths: StatePaths, api_host: Optional[str]) -> StateStore:
-    return StateStore(paths, ref.repository, ref.number, identity=identity_of(ref),
-                      api_host=api_host)
+def store_for(ref: RoundRef, paths: StatePaths, api_host: Optional[str],
+              spelling_for: Any = None) -> StateStore:
+    """The round's state store; `spelling_for(pull)` (round/layouts.spelling_for, handed down
+    by the caller) checks its checkpoint where no round is built."""
+    store = StateStore(paths, ref.repository, ref.number, identity=identity_of(ref),
+                       api_host=api_host)
+    if spelling_for is not None:
+        store.spelling = spelling_for(ref.kind == PULL)
+    return store
 
 
 def key_from_file_name(name: str) -> Tuple[str, Optional[RoundRef]]:
@@ -120,8 +125,10 @@ def _ref_of(doc: Dict[str, Any], pr: bool) -> Optional[RoundRef]:
 
 
 def followed_rounds(root: Optional[str], run_id: Optional[str], retained: Optional[str],
-                    api_host: str, env: Optional[Dict[str, str]] = None) -> Followed:
-    """Every round with a checkpoint in the work folder, by host; no request."""
+                    api_host: str, spelling_for: Any,
+                    env: Optional[Dict[str, str]] = None) -> Followed:
+    """Every round with a checkpoint in the work folder, by host; no request. Each checkpoint
+    is checked as its round reads it (`spelling_for(pull)`: round/layouts.spelling_for)."""
     root, folder = state_folder(root, run_id, retained, env)
     found = Followed(folder=folder, api_host=api_host)
     try:
@@ -137,7 +144,7 @@ def followed_rounds(root: Optional[str], run_id: Optional[str], retained: Option
         if name.startswith(".") or not CHECKPOINT_NAME_RE.fullmatch(name):
             continue  # lock and temp files, updates, hints, the inbox file, anything else
         path = os.path.join(folder, name)
-        entry = _read_round(root, folder, name, path, api_host)
+        entry = _read_round(root, folder, name, path, api_host, spelling_for)
         if entry is None:
             continue
         if isinstance(entry, dict):
@@ -157,7 +164,8 @@ def followed_rounds(root: Optional[str], run_id: Optional[str], retained: Option
     return found
 
 
-def _read_round(root: str, folder: str, name: str, path: str, api_host: str) -> Any:
+def _read_round(root: str, folder: str, name: str, path: str, api_host: str,
+                spelling_for: Any) -> Any:
     """A FollowedRound of this host, a `skipped` entry of another, or None (not a round)."""
     key, named = key_from_file_name(name)
     pr = name.endswith("-pr.json")
@@ -181,37 +189,22 @@ def _read_round(root: str, folder: str, name: str, path: str, api_host: str) -> 
         return {"key": ref.key, "api_host": host, "checkpoint_file": path}
     paths = round_paths(root, folder, round_stem(ref.owner, ref.repo, ref.number, suffix))
     try:
-        checked = store_for(ref, paths, api_host).read_checkpoint()  # as a round reads it
+        checked = store_for(ref, paths, api_host, spelling_for).read_checkpoint()
     except BundleError as exc:
         return FollowedRound(ref.key, path, ref, error=exc)
     return FollowedRound(ref.key, path, ref, checkpoint=checked)
 
 
-def public_checkpoint(ref: RoundRef, doc: Dict[str, Any]) -> Any:
-    """A stored checkpoint as documents spell cursors (section 5's or 12's object; each edit
-    watermark as stdout shows it, `{through, seen_count}`)."""
-    def conversation(part: Any) -> Any:
-        if not isinstance(part, dict):
-            return None
-        out = {"last_comment_id": part.get("last_comment_id"),
-               "last_comment_created_at": part.get("last_comment_created_at")}
-        if part.get("edits") is not None:
-            out["edits"] = part["edits"]
-        return out
-    if ref.kind == PULL:
-        return edits.summarize({"conversation": conversation(doc.get("conversation")),
-                                "reviews": doc.get("reviews")})
-    return edits.summarize(conversation(doc))
-
-
-def followed_document(found: Followed) -> Dict[str, Any]:
-    """`get_latest_comments.py --followed` alone: the followed rounds, no request."""
+def followed_document(found: Followed, spelling_for: Any) -> Dict[str, Any]:
+    """`get_latest_comments.py --followed` alone: the followed rounds, no request (each
+    checkpoint as its layout lists it: `spelling_for(pull).listed`)."""
     rounds, errors = [], []
     for r in found.rounds:
         if r.error is not None:
             errors.append({"key": r.key, "error": r.error.to_json()["error"]})
         elif r.ref is not None and r.checkpoint is not None:
-            rounds.append({"key": r.key, "checkpoint": public_checkpoint(r.ref, r.checkpoint),
+            rounds.append({"key": r.key, "checkpoint": spelling_for(
+                r.ref.kind == PULL).listed(r.checkpoint),
                            "saved_at": r.checkpoint.get("saved_at"),
                            "checkpoint_file": r.path})
     return {"api_host": found.api_host, "folder": found.folder,
@@ -220,14 +213,14 @@ def followed_document(found: Followed) -> Dict[str, Any]:
 
 
 def unfollow(ref: RoundRef, root: Optional[str], run_id: Optional[str],
-             retained: Optional[str], api_host: str,
+             retained: Optional[str], api_host: str, spelling_for: Any,
              env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """Remove one round's checkpoint, updates and hints files (under its lock; each checked to
     be that round's first: another round's or a corrupt file is exit 7, nothing removed), then
     mark its key unfollowed in the kept inbox snapshots (under the inbox lock). No request."""
     paths = locate(root, run_id, retained, ref.owner, ref.repo, ref.number, env,
                    suffix="-pr" if ref.kind == PULL else "")
-    store = store_for(ref, paths, api_host)
+    store = store_for(ref, paths, api_host, spelling_for)
     warnings = list(ref.warnings)
     removed: List[str] = []
     checkpoint, marked = None, 0
@@ -237,7 +230,7 @@ def unfollow(ref: RoundRef, root: Optional[str], run_id: Optional[str],
             store.read_updates()
             targets = [paths.checkpoint, paths.updates] + (
                 [paths.hints] if _hints_are_ours(store) else [])
-            checkpoint = public_checkpoint(ref, stored) if stored is not None else None
+            checkpoint = store.spelling.listed(stored) if stored is not None else None
             marked = mark_unfollowed(paths.root, paths.folder, ref.key)
             for path in targets:
                 if os.path.lexists(path):

@@ -57,7 +57,7 @@ def _ids(value: Any) -> bool:
 
 def _edits(doc: dict) -> bool:
     """A cursor's edit watermark (section 19): absent, or of the right shape."""
-    return "edits" not in doc or edits.valid(doc["edits"])
+    return edits.PART not in doc or edits.valid(doc[edits.PART])
 
 
 def conversation_cursor(doc: Any) -> bool:

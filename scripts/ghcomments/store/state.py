@@ -29,7 +29,6 @@ from ..base import interrupt
 from ..base.errors import StateError, UsageError, strict_loads
 from ..base.plain import plain
 from ..text.output import encode_json
-from . import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -409,21 +408,6 @@ def stored_api_host(doc: Dict[str, Any], path: str, label: str) -> Optional[str]
     return host.lower()
 
 
-def _valid_issue_checkpoint(doc: Dict[str, Any]) -> bool:
-    events = doc.get("events")  # section 21: the event cursor
-    return records.conversation_cursor(doc) and (events is None
-                                                 or records.events_cursor(events))
-
-
-def _valid_pr_checkpoint(doc: Dict[str, Any]) -> bool:
-    conv, rev, head = doc.get("conversation"), doc.get("reviews"), doc.get("head")
-    events = conv.get("events") if isinstance(conv, dict) else None
-    return ((conv is None or records.conversation_cursor(conv))
-            and (rev is None or records.review_cursor(rev))
-            and (events is None or records.events_cursor(events))
-            and (head is None or records.head_cursor(head)))
-
-
 class StateStore:
     """The checkpoint/updates pair of one issue, or of one pull request's rounds
     (`identity` "pull_request": files OWNER-REPO-N-pr…, CONTRACT section 12)."""
@@ -437,6 +421,10 @@ class StateStore:
         # Section 2's HOST of the API in use: stored in every file written, part of the
         # identity (CONTRACT section 18); a file without it counts as this host's.
         self.api_host = api_host
+        # How the checkpoint's cursors are spelled and checked (round/layout.Spelling: the
+        # round's kinds, or store/following.py's caller's); a store without one reads no
+        # checkpoint
+        self.spelling: Any = None
         self._locked = False
 
     # -- identity --------------------------------------------------------------------------
@@ -474,9 +462,10 @@ class StateStore:
         if doc is None:
             return None
         self._check_identity(doc, self.paths.checkpoint, "checkpoint file")
-        valid = (_valid_pr_checkpoint if self.identity == "pull_request"
-                 else _valid_issue_checkpoint)
-        if doc.get("schema_version") != SCHEMA_VERSION or not valid(doc):
+        if self.spelling is None:
+            raise RuntimeError("a state store reads a checkpoint only with its spelling")
+        if (doc.get("schema_version") != SCHEMA_VERSION
+                or not self.spelling.valid_stored(doc)):
             raise StateError(f"checkpoint file {self.paths.checkpoint} is corrupt (unexpected "
                              "schema_version or cursor); left as it is")
         return doc

@@ -13,12 +13,15 @@ from .scan import (
     Window,
 )
 from .stream import (
+    PAST,
+    SAME,
     ZERO_CONVERSATION,
     Batch,
     Stream,
     checkpoint_of,
     cursor_part,
     get_item,
+    watermark_order,
 )
 
 TYPE_CHECKING = False
@@ -30,12 +33,32 @@ class ConversationStream(Stream):
     """An issue's (or a PR's) conversation comments after an id cursor."""
 
     kind = "conversation"
+    primary = True
+    by_id = ("comment_id",)
+    shown = ("new_comments",)
     zero_when_empty = False  # no cursor and no comment: recommend the zero cursor (a PR round)
+
+    valid_cursor = staticmethod(records.conversation_cursor)
+    stored = staticmethod(cursor_part)
+
+    @staticmethod
+    def applied(stored: Any, target: Any) -> Optional[str]:
+        """By the comment id, with the edit watermark by time (`seen` a superset)."""
+        s, t = cursor_part(stored) or {}, cursor_part(target) or {}
+        ids = int(s.get("last_comment_id") or 0) - int(t.get("last_comment_id") or 0)
+        w = watermark_order(edits.of(s), edits.of(t))
+        if ids < 0 or w is None:
+            return None
+        return SAME if ids == 0 and w == SAME else PAST
+
+    @staticmethod
+    def position(cursor: Any) -> Any:
+        return (cursor or {}).get("last_comment_id")
 
     @staticmethod
     def same(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:
         return ((a or {}).get("last_comment_id") == (b or {}).get("last_comment_id")
-                and edits.same((a or {}).get("edits"), (b or {}).get("edits")))
+                and edits.same(edits.of(a), edits.of(b)))
 
     @staticmethod
     def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
@@ -117,6 +140,11 @@ class ConversationStream(Stream):
             raise NotFoundError(f"comment {comment_id} belongs to #{number} of "
                                 f"{repository}, not #{self.number}", status=None)
         return raw
+
+    def read_one(self, selector: str, value: int, max_body_chars: Optional[int],
+                 reveal_hidden: bool) -> Dict[str, List[Dict[str, Any]]]:
+        return {"new_comments": [normalize.issue_comment(self.one_comment(value),
+                                                         max_body_chars, reveal_hidden)]}
 
     def comment_list(self) -> CommentList:
         """A fresh list reader (its own page budget: every read of a wait gets --max-pages)."""

@@ -20,7 +20,7 @@ from ..base.plain import replace
 from ..store import records
 from ..text import events as ev
 from ..text.normalize import parse_time
-from .stream import Batch, Stream
+from .stream import PAST, SAME, ZERO_CONVERSATION, Batch, Stream
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -28,6 +28,13 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 PER_PAGE = 100
 ASC, DESC = "asc", "desc"
+ENDING_NOTE = ("this conversation has ended ({what}): once nothing more is needed from it, "
+               "stop following it (--unfollow)")
+
+
+def warn_once(rnd: Any, text: str) -> None:
+    if text not in rnd.warnings:  # a wait reads again and again: said once
+        rnd.warnings.append(text)
 
 
 class Subject:
@@ -134,7 +141,11 @@ class EventsStream(Stream):
     """A conversation's events after an id cursor (section 21)."""
 
     kind = "events"
+    flag = "include_events"
     has_edits = False
+    takes_filters = False   # the filters apply to actors (`wire`)
+    asks_since = True
+    shown = ("events",)
     active = False          # --include-events: without it the stored cursor is carried as is
     subject: Optional[Subject] = None
     first_ask_since: Optional[str] = None  # the checkpoint's tracked_since (set by the round)
@@ -159,6 +170,21 @@ class EventsStream(Stream):
         return (int(cursor.get("last_event_id") or 0),
                 1 if (cursor.get("state") or {}).get("moved_to") else 0)
 
+    valid_cursor = staticmethod(records.events_cursor)
+
+    @staticmethod
+    def applied(stored: Any, target: Any) -> Optional[str]:
+        """By `last_event_id` (its `state` follows, not compared; a `moved_to` set is
+        further)."""
+        if target is None:
+            return SAME if stored is None else PAST
+        if stored is None:
+            return None
+        s, t = EventsStream.key(stored), EventsStream.key(target)
+        if s == t:
+            return SAME
+        return PAST if s[0] > t[0] or (s[0] == t[0] and s[1] >= t[1]) else None
+
     @staticmethod
     def valid_hint(hint: Any) -> bool:
         return records.events_hint(hint)
@@ -166,6 +192,81 @@ class EventsStream(Stream):
     @staticmethod
     def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:
         return cursor is not None and hint.get("event_id") == cursor.get("last_event_id")
+
+    # -- the round's hooks (section 21) -----------------------------------------------------
+    def wire(self, rnd: Any) -> None:
+        """The subject (read once per read, shared with the head), the author filters as a
+        test on actors; with the flag, no read follows a redirect (a 301 is `moved_to`)."""
+        self.subject = Subject(rnd.client, rnd.owner, rnd.repo, rnd.number,
+                               pull=rnd.label == "pull_request")
+        filt = rnd.options.filter
+        if filt.active:
+            self.event_reason = lambda raw: filt.event_reason(
+                ev.actor_of(raw), ending=raw.get("event") in ev.ENDINGS)
+        if self.active:
+            rnd.client.follow_redirects = False
+            rnd.primary.zero_when_empty = True  # the events cursor needs a checkpoint
+
+    def before_read(self, rnd: Any, previous: Any, batches: Dict[str, Batch]) -> None:
+        """The subject read afresh in each poll; the first ask's time."""
+        if self.subject is not None:
+            self.subject.forget()
+        self.first_ask_since = rnd.tracked_since if previous is not None else None
+        if (self.active and previous is not None and rnd.tracked_since_fallback
+                and (previous or {}).get(self.kind) is None):
+            warn_once(rnd, f"{rnd.store.paths.checkpoint} was written before tracked_since "
+                      f"was recorded: events are reported from its saved_at minus "
+                      f"{rnd.FALLBACK_MINUTES} minutes ({rnd.tracked_since}), a time of this "
+                      "machine's clock, not GitHub's")
+
+    def on_moved(self, rnd: Any, previous: Any, batches: Dict[str, Batch],
+                 location: str) -> Optional[bool]:
+        """A transferred conversation: the event cursor's state records `moved_to` (the
+        conversation's URL: the redirect's without its query and the list after the
+        number). True when newly set."""
+        import re
+
+        location = location.split("?", 1)[0].split("#", 1)[0]
+        match = re.match(r"(.*/(?:issues|pulls)/\d+)(?:/.*)?$", location)
+        location = match.group(1) if match else location
+        prev = previous or {}
+        warn_once(rnd, f"{rnd.repository}#{rnd.number} has moved (transferred?) to "
+                  f"{location}: nothing more is read here; follow it there")
+        cursor = batches[self.kind].cursor or prev.get(self.kind)
+        if cursor is None:  # no event cursor yet: one that says so (and a checkpoint to hold it)
+            cursor = {"last_event_id": 0, "state": {"state": None, "locked": None,
+                                                    "moved_to": None}}
+            primary = batches[rnd.primary.kind]
+            if primary.cursor is None:
+                primary.cursor = dict(ZERO_CONVERSATION, last_seen_comment_updated_at=None)
+        was = ((cursor or {}).get("state") or {}).get("moved_to")
+        batches[self.kind].cursor = dict(cursor, state=dict(cursor.get("state") or {},
+                                                            moved_to=location))
+        rnd.moved_to = location
+        return was != location
+
+    def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
+        """The document's `events`, `event_count` and `state` with the flag."""
+        if not self.active:
+            return {}
+        events = reading.shown.get(self.kind) or []
+        batch = reading.batches.get(self.kind)
+        state = ((batch.cursor if batch is not None else None) or {}).get("state")
+        subject = self.subject
+        if state is None:
+            state = subject.state() if subject is not None and subject._raw is not None else None
+        if state is None and rnd.moved_to:  # moved before any state was read
+            state = {"state": None, "locked": None, "moved_to": None}
+            if subject is not None and subject.pull:
+                state.update(merged=None, draft=None)
+        if state is not None and rnd.moved_to:
+            state = dict(state, moved_to=rnd.moved_to)
+        out: Dict[str, Any] = {"events": None if self.unavailable else events,
+                               "event_count": len(events), "state": state}
+        ended = [e["event"] for e in events if e.get("event") in ("closed", "merged")]
+        if ended:
+            warn_once(rnd, ENDING_NOTE.format(what=", ".join(dict.fromkeys(ended))))
+        return out
 
     # -- pages -------------------------------------------------------------------------------
     def _path(self) -> str:
@@ -416,7 +517,7 @@ class EventsStream(Stream):
                 shown.append(ev.issue_event(raw, max_body_chars))
             else:
                 self._count(counts, why)
-        return {"events": shown}, {"events": counts}
+        return {self.kind: shown}, {self.kind: counts}
 
     def cut(self, batch: Batch, previous: Optional[Dict[str, Any]], keep: int, tail: bool,
             keep_edits: Optional[int] = None) -> Batch:

@@ -22,8 +22,8 @@ from ..base.errors import AuthError, BundleError, MovedError, NotFoundError, Ser
 from ..store import edits, records
 from ..text import events as ev
 from ..text.normalize import check_text, date_header
-from .events import Subject
-from .stream import Batch, Stream
+from .events import EventsStream, Subject
+from .stream import PAST, SAME, Batch, Stream
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -52,7 +52,11 @@ class HeadStream(Stream):
     """A pull request's head after the round's recorded one (section 21)."""
 
     kind = "head"
+    flag = EventsStream.flag  # pushes come with the events (section 21)
     has_edits = False
+    takes_filters = False  # the filters apply to pushers and authors (`wire`)
+    counted = False
+    cleared = {"pushes": None, "outdated_threads": None}
     active = False
     subject: Optional[Subject] = None
     push_reason: Optional[Callable[[Dict[str, Any]], Optional[str]]] = None
@@ -79,9 +83,79 @@ class HeadStream(Stream):
         when = parse_time((cursor or {}).get("seen_at"))
         return when.timestamp() if when is not None else -1.0
 
+    valid_cursor = staticmethod(records.head_cursor)
+
+    @staticmethod
+    def applied(stored: Any, target: Any) -> Optional[str]:
+        """By `seen_at`: the head a later read saw is past an earlier one."""
+        if target is None:
+            return SAME if stored is None else PAST
+        if stored is None:
+            return None
+        if HeadStream.same(stored, target):
+            return SAME
+        return PAST if HeadStream.seen(stored) > HeadStream.seen(target) else None
+
     @staticmethod
     def valid_hint(hint: Any) -> bool:
         return records.head_hint(hint)
+
+    # -- the round's hooks (section 21) -----------------------------------------------------
+    _outdated: Optional[Tuple[Any, Optional[List[Dict[str, Any]]]]] = None
+
+    def wire(self, rnd: Any) -> None:
+        events = rnd.streams.get(EventsStream.kind)
+        self.subject = getattr(events, "subject", None)  # read once per read, shared
+        filt = rnd.options.filter
+        if filt.active:
+            self.push_reason = filt.event_reason
+
+    def before_read(self, rnd: Any, previous: Any, batches: Dict[str, Batch]) -> None:
+        """No pushes without events (a 403), before the event cursor is set (a first ask cut
+        by --max-pages: its force push comes with it next time), or once the pull request
+        was closed at the last read and still is (a merged branch may be reused); a force
+        push the events returned."""
+        events: Any = rnd.streams.get(EventsStream.kind)
+        batch = batches.get(EventsStream.kind)
+        before = ((previous or {}).get(EventsStream.kind) or {}).get("state") or {}
+        after = ((batch.cursor if batch is not None else None) or {}).get("state") or {}
+        self.skip = bool(getattr(events, "unavailable", False)
+                         or (batch is not None and batch.cursor is None)
+                         or (before.get("state") == "closed"
+                             and after.get("state", "closed") == "closed"))
+        self.force_event = getattr(events, "force_event", None)
+
+    def on_items(self, rnd: Any, reading: Any) -> None:
+        pushes = reading.shown.get("pushes") or []
+        if pushes and pushes[0].get("commits"):  # only when commits were pushed
+            self._outdated = (reading, self.outdated())
+
+    def outdated(self) -> Optional[List[Dict[str, Any]]]:
+        """The unresolved review threads outdated now (one GraphQL query per 100 threads);
+        None when GraphQL cannot be read (a warning says why)."""
+        from .threads import outdated_threads
+
+        if not getattr(self.client.transport, "authenticated", True):
+            self.warnings.append("outdated_threads is null: GitHub's GraphQL API needs a token")
+            return None
+        try:
+            threads, limitations = outdated_threads(self.client, self.owner, self.repo,
+                                                    self.number)
+        except BundleError as err:
+            self.warnings.append(f"outdated_threads is null: the review threads could not be "
+                                 f"read ({err.code}: {err.message})")
+            return None
+        self.warnings.extend(limitations)
+        return threads
+
+    def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
+        """`pushes` and `outdated_threads` with the flag."""
+        if not self.active:
+            return {}
+        pushes = reading.shown.get("pushes") or []
+        read = self._outdated
+        return {"pushes": pushes[0] if pushes else None,
+                "outdated_threads": read[1] if read is not None and read[0] is reading else []}
 
     @staticmethod
     def hint_matches(hint: Dict[str, Any], cursor: Optional[Dict[str, Any]]) -> bool:

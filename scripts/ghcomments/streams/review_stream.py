@@ -9,11 +9,12 @@ for a poll: review_listing.py. A returned review brings all its inline comments,
 from __future__ import annotations
 
 from ..base.errors import NotFoundError
-from ..store import records
+from ..store import edits, records
 from ..text import normalize
 from .review_listing import SKELETON, ReviewLister, ReviewListing
 from .review_order import (
     cursor_key,
+    handled_under,
     is_dated,
     is_new_review,
     is_submitted,
@@ -29,17 +30,44 @@ from .scan import (
     first_kept,
     last_kept,
 )
-from .stream import Batch, Stream, get_item
+from .stream import PAST, SAME, Batch, Stream, get_item, watermark_order
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
+SYSTEM_NOTE = ("REST has no thread resolution state: run get_pr_comments.py for which review "
+               "threads are resolved")
+THREADS_NOTE = ("threads holds the resolution state of the returned inline comments' threads "
+                "(GraphQL); get_pr_comments.py lists the pull request's other threads")
+
+
 class ReviewStream(Stream):
     """A PR's submitted reviews, each with its inline comments, after a review cursor."""
 
     kind = "reviews"
+    by_id = ("review_comment_id", "review_id")
+    shown = ("new_reviews", "new_review_comments")
+    cleared = {"threads": []}
+    standing = (SYSTEM_NOTE, THREADS_NOTE)
+
+    valid_cursor = staticmethod(records.review_cursor)
+
+    @staticmethod
+    def applied(stored: Any, target: Any) -> Optional[str]:
+        """(last_submitted_at, last_review_id) by order, recent_review_ids and
+        undated_review_ids by inclusion, the edit watermark by time."""
+        if (stored or None) == (target or None):
+            return SAME
+        if not handled_under(target, stored) or watermark_order(
+                edits.of(stored), edits.of(target)) is None:
+            return None
+        return PAST
+
+    @staticmethod
+    def position(cursor: Any) -> Any:
+        return (cursor or {}).get("last_review_id")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -277,7 +305,50 @@ class ReviewStream(Stream):
         return review_cursor([review for review, _comments in items], previous,
                              carry_recent=True)
 
+    # -- thread state (CONTRACT section 15): read only for a round that returns inline comments
+    _thread_read: Optional[Tuple[Any, Optional[List[Dict[str, Any]]]]] = None
+
+    def on_items(self, rnd: Any, reading: Any) -> None:
+        comments = ((reading.shown.get("new_review_comments") or [])
+                    + (reading.shown.get(self.edits_key) or []))
+        if comments:
+            from .threads import attach  # loaded (with pr.py) only by such a round
+
+            self._thread_read = (reading, attach(self.client, self.owner, self.repo,
+                                                 self.number, comments, self.warnings))
+
+    def threads_of(self, reading: Any) -> Optional[List[Dict[str, Any]]]:
+        """The round's `threads`: [] when it returns no inline comment, null when GraphQL
+        could not be read."""
+        read = self._thread_read
+        return read[1] if read is not None and read[0] is reading else []
+
+    def notes(self, rnd: Any) -> None:
+        read = self._thread_read
+        note = THREADS_NOTE if read is not None and read[1] is not None else SYSTEM_NOTE
+        if note not in self.warnings:
+            self.warnings.append(note)
+
+    def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
+        return {"threads": self.threads_of(reading)}
+
+    def fetch_fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
+        """A round read (not a read by id: those carry no thread data) returns `threads`."""
+        return {"threads": [] if reading is None else self.threads_of(reading)}
+
     # -- reads by id ---------------------------------------------------------------------------
+    def read_one(self, selector: str, value: int, max_body_chars: Optional[int],
+                 reveal_hidden: bool) -> Dict[str, List[Dict[str, Any]]]:
+        if selector == "review_comment_id":
+            return {"new_review_comments": [normalize.review_comment(
+                self.one_comment(value), max_body_chars, reveal_hidden)]}
+        raw, raw_comments = self.one_review(value)
+        return {"new_reviews": [normalize.review(raw, len(raw_comments), max_body_chars,
+                                                 reveal_hidden)],
+                "new_review_comments": [normalize.review_comment(c, max_body_chars,
+                                                                 reveal_hidden)
+                                        for c in raw_comments]}
+
     def one_review(self, review_id: int) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
         raw = get_item(self.client, f"{self.base}/reviews/{review_id}",
                        f"review {review_id} of {self.label}",

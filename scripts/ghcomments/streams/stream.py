@@ -1,14 +1,24 @@
-"""The `Stream` base every stream of a round extends, and what a read gives (`Batch`).
+"""The `Stream` base every kind of news extends, and what a read gives (`Batch`).
+
+A kind of news is one module: a `Stream` subclass that declares everything a round, its
+confirm and the inbox need to know about it (CONTRACT sections 14, 18, 19, 21): its cursor
+part's name (`kind`), the flag that turns it on, its cursor's shape and order ("already
+applied", forward only), its hint, what a read shows and what the document gains, what wakes a
+wait (whatever it shows), and how a first ask is answered. `Stream.HOOKS` names what every kind
+must define: a kind that lacks one fails when its module is imported, naming the kind.
+round/layouts.py registers the kinds, one line each, and says where each cursor is spelled in
+files and documents; the engine, the confirm and the inbox iterate over a round's kinds and
+never name one.
 
 A stream turns (cursor, poll hint, limit) into a `Batch`: the raw items after the cursor, the
-cursor that moves past them, a poll hint valid for that cursor, and what was left out. A round
-(engine.py) reads one stream for an issue and two for a pull request; the wait (wait.py) reads
-the same streams again and again from the hints they leave.
+cursor that moves past them, a poll hint valid for that cursor, and what was left out. The wait
+(round/wait.py) reads the same streams again and again from the hints they leave.
 
-The streams: conversation.py (an issue's or a PR's comments: `scan.Scanner` over the
+The kinds: conversation.py (an issue's or a PR's comments: `scan.Scanner` over the
 issue-comment list, ascending ids), review_stream.py (a PR's reviews with their inline
 comments; review_order.py: which review is new under a cursor; review_listing.py: the review
-list and its probes).
+list and its probes), events.py (what happened, `--include-events`), head.py (a PR's pushes,
+`--include-events`); store/edits.py owns the edit watermark each comment list's cursor carries.
 """
 
 from __future__ import annotations
@@ -26,6 +36,17 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
 ZERO_CONVERSATION = {"last_comment_id": 0, "last_comment_created_at": None}
+
+# How a stored cursor part stands to a confirm's target (`Stream.applied`): the same, past it,
+# or neither (CONTRACT sections 18, 19 and 21: "already applied", per part).
+SAME, PAST = "same", "past"
+
+
+def watermark_order(stored: Any, target: Any) -> Optional[str]:
+    """An edit watermark's place against the target's: SAME, PAST, or None."""
+    if edits.same(stored, target):
+        return SAME
+    return PAST if edits.at_or_past(stored, target) else None
 
 
 @plain
@@ -67,8 +88,8 @@ def cursor_part(cp: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
         return None
     out = {"last_comment_id": cp["last_comment_id"],
            "last_comment_created_at": cp.get("last_comment_created_at")}
-    if cp.get("edits") is not None:
-        out["edits"] = cp["edits"]
+    if edits.of(cp) is not None:
+        out[edits.PART] = edits.of(cp)
     return out
 
 
@@ -77,9 +98,9 @@ def with_edits(cursor: Optional[Dict[str, Any]], record: Optional[Dict[str, Any]
     """`cursor` carrying the edit watermark `record` (None: without one)."""
     if cursor is None:
         return None
-    out = {k: v for k, v in cursor.items() if k != "edits"}
+    out = {k: v for k, v in cursor.items() if k != edits.PART}
     if record is not None:
-        out["edits"] = record
+        out[edits.PART] = record
     return out
 
 
@@ -115,12 +136,42 @@ def get_item(client: Any, path: str, what: str, missing: str) -> Dict[str, Any]:
 class Stream:
     """What every stream has: where it reads, its --max-pages, the round's warnings, the
     author filters as a test on raw items (`--limit` counts only what they keep), and the
-    pages it read. A stream also knows its cursor (how two compare, which is further) and its
-    poll hint (its shape, and which cursor it was measured for): the round (engine.py) keeps
-    every rule about checkpoints, hints and confirms, for every stream alike."""
+    pages it read. A stream also knows its cursor (how two compare, which is further, whether a
+    stored one already holds a target) and its poll hint (its shape, and which cursor it was
+    measured for): the round (round/engine.py) keeps every rule about checkpoints, hints and
+    confirms, for every kind alike, through these hooks."""
 
-    kind = ""
-    has_edits = True  # a comment list: --include-edits reports its edits (section 19)
+    # -- the kind: what it declares (a subclass that sets `kind` defines every HOOK) -------------
+    kind = ""            # the cursor part's name: in checkpoints, hints files and documents
+    flag: Optional[str] = None  # the round option (round/reading.RoundOptions) that turns the
+    # kind on; None: always read. A flagged kind sends nothing without its flag, and every
+    # write without it carries its stored cursor as it is (section 21)
+    active = True        # set from the flag when the round is built
+    has_edits = True     # a comment list: --include-edits reports its edits (section 19)
+    takes_filters = True  # the author filters as `keep`/`reason` (a flagged kind wires its own)
+    primary = False      # the list --after-comment-id, --since-comment-id and a REF's
+    # #issuecomment-ID name (the conversation)
+    counted = True       # listed in more_available_by_kind (section 21)
+    asks_since = False   # with no cursor yet, its first ask is answered from the round's
+    # tracked_since, which every checkpoint keeps until the cursor is set (section 21)
+    by_id: Tuple[str, ...] = ()  # the reads by id it serves (get_latest_comments.py)
+    shown: Tuple[str, ...] = ()  # the document lists of its items (`new_...`), in order
+    cleared: Dict[str, Any] = {}  # its other document fields, as an interrupted command has them
+    standing: Tuple[str, ...] = ()  # notes its rounds carry: alone, they are no news (inbox)
+
+    HOOKS = ("same", "key", "valid_cursor", "applied", "valid_hint", "hint_matches", "read",
+             "present", "cursor_after")
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        """A kind that lacks a hook fails here, when its module is imported, with its name."""
+        super().__init_subclass__(**kw)
+        if not cls.kind:
+            return
+        missing = [h for h in Stream.HOOKS if getattr(cls, h) is getattr(Stream, h)]
+        if missing:
+            raise TypeError(f"the {cls.kind!r} kind ({cls.__module__}.{cls.__name__}) lacks "
+                            f"{', '.join(missing)}: every kind of news defines "
+                            f"{', '.join(Stream.HOOKS)} (streams/stream.py)")
 
     def __init__(self, client: Any, owner: str, repo: str, number: int, max_pages: int,
                  warnings: List[str], keep: Optional[Keep] = None,
@@ -145,6 +196,27 @@ class Stream:
     def key(cursor: Optional[Dict[str, Any]]) -> Tuple[Any, ...]:
         """The order of cursors: a checkpoint only moves to a larger key."""
         raise NotImplementedError
+
+    @staticmethod
+    def valid_cursor(cursor: Any) -> bool:
+        """A stored cursor of this kind has the right shape (store/records.py)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def applied(stored: Any, target: Any) -> Optional[str]:
+        """"Already applied", this part's rule: the stored cursor is the SAME as the target,
+        PAST it, or neither (None)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def stored(cursor: Any) -> Any:
+        """The cursor as a checkpoint file holds it (what a read adds, dropped)."""
+        return cursor
+
+    @staticmethod
+    def position(cursor: Any) -> Any:
+        """Where the cursor stands, as messages name it (`describe`)."""
+        return None
 
     @staticmethod
     def valid_hint(hint: Any) -> bool:
@@ -188,19 +260,52 @@ class Stream:
         edited = batch.edited or []
         if keep_edits is not None and keep_edits < len(edited):
             out = replace(out, edited=edited[:keep_edits], hint=None, more_available=True)
-        record = (batch.cursor or {}).get("edits")
+        record = edits.of(batch.cursor)
         if out is batch or record is None:
             return out
         kept_ids = {r["id"] for r in self.returned(out)} | {e["id"] for e in out.edited or []}
         dropped = [r["id"] for r in self.returned(batch) if r["id"] not in kept_ids]
         dropped += [e["id"] for e in edited if e["id"] not in kept_ids]
         out.cursor = with_edits(out.cursor, edits.after_cut(
-            (previous or {}).get("edits"), record, dropped, len(out.edited or []) < len(edited)))
+            edits.of(previous), record, dropped, len(out.edited or []) < len(edited)))
         return out
 
     def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]
                      ) -> Optional[Dict[str, Any]]:
         """The cursor once `items` (the oldest after `previous`) are handled."""
+        raise NotImplementedError
+
+    # -- the round's hooks (round/engine.py calls each for every kind; `rnd` is the round) ----
+    def wire(self, rnd: Any) -> None:
+        """Once, when the round is built: what the kind needs from the round's options."""
+
+    def before_read(self, rnd: Any, previous: Any, batches: Dict[str, Batch]) -> None:
+        """Before this stream's read in each poll (`batches`: the kinds read before it)."""
+
+    def on_moved(self, rnd: Any, previous: Any, batches: Dict[str, Batch],
+                 location: str) -> Optional[bool]:
+        """A read answered with a redirect that was not followed: None when the kind does not
+        record it, else whether the news is new."""
+        return None
+
+    def on_items(self, rnd: Any, reading: Any) -> None:
+        """Once per read that returns items (never on an idle poll)."""
+
+    def notes(self, rnd: Any) -> None:
+        """Warnings every document of a round with this kind carries."""
+
+    def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
+        """What a round's document gains from this kind beside its `shown` lists."""
+        return {}
+
+    def fetch_fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
+        """What a read of get_latest_comments.py (checkpoint or tail) gains (`reading`
+        None: an interrupted one)."""
+        return {}
+
+    def read_one(self, selector: str, value: int, max_body_chars: Optional[int],
+                 reveal_hidden: bool) -> Dict[str, List[Dict[str, Any]]]:
+        """A read by id (`by_id`): its shown lists."""
         raise NotImplementedError
 
     # -- edits of handled items (section 19: since.py reads, edits.py decides) -------------
@@ -238,8 +343,8 @@ class Stream:
         (the edited items to show, what the filters left out). With `flagged`
         (--include-edits): the `since` read and its decision. Without: the stored watermark
         kept, the items returned recorded as given (None: nothing to show)."""
-        stored = (previous or {}).get("edits")
-        old_hint = hint.get("edits") if isinstance(hint, dict) else None
+        stored = edits.of(previous)
+        old_hint = edits.of(hint)
         shown: Optional[List[Dict[str, Any]]] = None
         left: Dict[str, int] = {}
         base = batch.cursor if batch.cursor is not None else previous
@@ -275,9 +380,9 @@ class Stream:
             new_hint = old_hint
         batch.cursor = with_edits(base, record)
         if isinstance(batch.hint, dict):
-            batch.hint = {k: v for k, v in batch.hint.items() if k != "edits"}
+            batch.hint = {k: v for k, v in batch.hint.items() if k != edits.PART}
             if new_hint is not None:
-                batch.hint["edits"] = new_hint
+                batch.hint[edits.PART] = new_hint
             if "cursor" in batch.hint:  # a hint naming its cursor names the final one
                 batch.hint["cursor"] = batch.cursor
         return shown, left
