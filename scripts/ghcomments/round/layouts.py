@@ -236,7 +236,7 @@ class PullRequestRound(Round):
         comments = ((reading.shown.get("new_review_comments") or [])
                     + (reading.shown.get("edited_review_comments") or []))
         if comments:
-            from ..streams.threads import attach  # loaded (with pr.py) only by such a round
+            from ..streams.threads import attach  # loaded (with thread_reader) only by such a round
 
             self._thread_read = (reading, attach(self.client, self.owner, self.repo,
                                                  self.number, comments, self.warnings))
