@@ -259,7 +259,7 @@ def read_comments_file(source: str) -> List[Dict[str, Any]]:
     return [{k: e[k] for k in ENTRY_KEYS if k in e} for e in entries]
 
 
-def fetch_command(repository: str, number: int, comment_id: int, api_url: str) -> str:
+def fetch_command(repository: str, number: Any, comment_id: int, api_url: str) -> str:
     """The read that returns exactly this comment, relative to the bundle root."""
     return command_line(["scripts/get_latest_comments.py", "--repo", repository, "--issue",
                          str(number), "--comment-id", str(comment_id)], api_url)
@@ -289,22 +289,31 @@ def manage(ctx: Any, action: str, issue: Optional[int], comment_id: Optional[int
     comment = write_once(client, method, path, {"body": body}, what, check)
     if not isinstance(comment, dict) or not isinstance(comment.get("id"), int):
         raise ServerError(f"{what}: the response holds no comment id")
+    # The issue: GitHub's answer names it (`issue_url`), else a create's --issue. An update
+    # takes no --issue and reads nothing first: an answer without issue_url (GitHub's 2012
+    # shape) leaves it unknown, and the hand-off says so rather than inventing one.
     number = _issue_number(comment) or issue
     cid = comment["id"]
     verb = "created" if action == "create" else "updated"
+    warnings: List[str] = []
+    if number is None:
+        warnings.append(f"GitHub's answer names no issue (no issue_url), so handoff.number and "
+                        f"handoff.fetch are null; with the issue's number N, "
+                        f"{fetch_command(repository, 'N', cid, target.api_url)} reads it")
     doc = {
-        "message": f"Successfully {verb} comment on #{number}",
+        "message": (f"Successfully {verb} comment on #{number}" if number is not None
+                    else f"Successfully {verb} comment {cid} (GitHub's answer names no issue)"),
         "commentId": str(cid),
         "author": (comment.get("user") or {}).get("login"),  # whom to ignore while waiting
         "url": comment.get("html_url"),
         "createdAt": comment.get("created_at"),
         "updatedAt": comment.get("updated_at"),
         "handoff": {"repository": repository, "number": number, "commentId": str(cid),
-                    "fetch": fetch_command(repository, int(number or 0), cid,
-                                           target.api_url)},
+                    "fetch": (fetch_command(repository, number, cid, target.api_url)
+                              if number is not None else None)},
     }
-    if action == "create":
-        doc["wait"] = wait_command(repository, target.api_url, issue=int(number or 0),
-                                   after=cid)
+    if action == "create":  # a create always has its issue (--issue)
+        doc["wait"] = wait_command(repository, target.api_url, issue=number, after=cid)
+    doc["warnings"] = warnings
     doc["requests"] = client.requests
     return doc
