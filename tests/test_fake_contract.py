@@ -776,7 +776,7 @@ def _writer_mutations() -> dict:
     scripts = str(Path(__file__).resolve().parents[1] / "scripts")
     if scripts not in sys.path:
         sys.path.insert(0, scripts)
-    from ghcomments.writer import RESOLVE_MUTATION
+    from ghcomments.review_writes import RESOLVE_MUTATION
 
     return {name: RESOLVE_MUTATION % name
             for name in ("resolveReviewThread", "unresolveReviewThread")}

@@ -21,8 +21,10 @@ ISSUE = 5
 PR = 7
 # Never on a plain-HTTP no-change poll (CONTRACT section 20), nor what only other paths use.
 FORBIDDEN = ("requests", "urllib3", "certifi", "ssl", "_ssl", "charset_normalizer", "idna",
-             "subprocess", "dataclasses", "typing", "ghcomments.writer", "ghcomments.streams.pr",
-             "ghcomments.streams.threads", "ghcomments.preflight", "ghcomments.round.confirm",
+             "subprocess", "dataclasses", "typing", "ghcomments.writer", "ghcomments.review_writes",
+             "ghcomments.outgoing", "ghcomments.streams.pr",
+             "ghcomments.streams.threads", "ghcomments.streams.thread_reader",
+             "ghcomments.preflight", "ghcomments.round.confirm",
              "ghcomments.round.selectors", "ghcomments.round.wait")
 # An issue's round has no review stream; JSON needs no summary renderer.
 NOT_FOR_AN_ISSUE = ("ghcomments.streams.review_stream", "ghcomments.streams.review_listing",

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests.realshapes import exchange, needs
 from tests.support import OWNER, REPO, REPOSITORY, Run, clean_env, run_script, script_env
 
 ISSUE = 5
@@ -160,3 +161,56 @@ def test_handoff_round_trip_over_three_cycles(issue):
                                    ISSUE, "--since-comment-id", previous, env=env)
                 assert [c["id"] for c in since.json["comments"]] == [int(hand["commentId"])]
             previous = hand["commentId"]
+
+
+# GitHub's answers recorded in 2012 (PyGithub's ReplayData): a comment without `issue_url`.
+EDIT_2012 = "pygithub/IssueComment.testEdit.txt"
+CREATE_2012 = "pygithub/Issue.testCreateComment.txt"
+
+
+@needs(EDIT_2012)
+def test_an_update_answered_without_issue_url_names_no_issue_it_does_not_know(issue):
+    """An update takes no --issue and reads nothing first: when GitHub's answer names no issue
+    (no `issue_url`), the hand-off says it cannot name it — never `--issue 0`, never '#None',
+    and no request spent to learn it."""
+    ex = exchange(EDIT_2012, "/issues/comments/20227753")
+    assert ex.method == "PATCH" and ex.status == 200 and "issue_url" not in ex.json
+    cid = ex.json["id"]
+    issue.inject("PATCH", rf"/issues/comments/{cid}$", status=ex.status,
+                 headers=ex.replay_headers(), body=ex.body)
+    r = write(script_env(issue), "--action", "update", "--comment-id", cid,
+              body=b"Comment edited by PyGithub")
+    assert r.code == 0, r
+    doc = r.json
+    assert "None" not in doc["message"] and "--issue 0" not in r.stdout
+    assert doc["message"] == f"Successfully updated comment {cid} (GitHub's answer names no issue)"
+    assert doc["commentId"] == str(cid) and doc["updatedAt"] == ex.json["updated_at"]
+    assert doc["handoff"] == {"repository": REPOSITORY, "number": None,
+                              "commentId": str(cid), "fetch": None}
+    assert "wait" not in doc
+    [warning] = doc["warnings"]
+    assert "issue_url" in warning and "handoff.number and handoff.fetch are null" in warning
+    assert (f"python3 scripts/get_latest_comments.py --repo {REPOSITORY} --issue N "
+            f"--comment-id {cid}") in warning
+    assert f"warning: {warning}" in r.stderr
+    assert [q.method for q in issue.requests] == ["PATCH"]
+
+
+@needs(CREATE_2012)
+def test_a_create_answered_without_issue_url_hands_off_the_issue_it_was_given(issue):
+    """A create names its issue on the command line: the hand-off and the wait use it when
+    GitHub's answer has no `issue_url`."""
+    ex = exchange(CREATE_2012, "/issues/28/comments")
+    assert ex.method == "POST" and ex.status == 201 and "issue_url" not in ex.json
+    cid = ex.json["id"]
+    issue.inject("POST", rf"/issues/{ISSUE}/comments$", status=ex.status,
+                 headers=ex.replay_headers(), body=ex.body)
+    r = write(script_env(issue), "--action", "create", "--issue", ISSUE)
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["message"] == f"Successfully created comment on #{ISSUE}"
+    hand = doc["handoff"]
+    assert hand["number"] == ISSUE and hand["commentId"] == str(cid)
+    assert f"--issue {ISSUE} --comment-id {cid}" in hand["fetch"]
+    assert f"--issue {ISSUE} --after-comment-id {cid}" in doc["wait"]
+    assert doc["warnings"] == []

@@ -46,7 +46,7 @@ def fetch(client: Any, candidates: Sequence[Mapping[str, Any]], warnings: List[s
     import os
 
     from ..base.errors import BundleError
-    from .pr import graphql_url
+    from .thread_reader import graphql_url
 
     ids = [c.get("node_id") for c in candidates if isinstance(c.get("node_id"), str)]
     out: Dict[str, Dict[str, Any]] = {}

@@ -1,8 +1,9 @@
 """Pull-request review feedback (CONTRACT section 7), read-only.
 
 Review threads, their resolution state and the PR's title/state/URL come from GraphQL: one
-query per page of 100 threads (each with its first 100 comments), plus one `node(id:)` query
-per further page of a long thread. Timeline feedback (review bodies with their states, and
+query per page of 100 threads (each with its first 100 comments; the pages through
+thread_reader.py, the one reader of `reviewThreads`), plus one `node(id:)` query per further
+page of a long thread. Timeline feedback (review bodies with their states, and
 conversation comments) comes from REST. Everything is normalised to seed 000's camelCase shape,
 filtered, and returned as JSON or a readable summary.
 
@@ -13,15 +14,7 @@ The timeline is secondary: when a part of it fails, the rest is returned and the
 
 from __future__ import annotations
 
-from ..base import errors
-from ..base.errors import (
-    AuthError,
-    BundleError,
-    NotFoundError,
-    RateLimitedError,
-    ServerError,
-    UsageError,
-)
+from ..base.errors import BundleError, UsageError
 from ..base.plain import factory, plain
 from ..net import config
 from ..net.connect import Connection
@@ -40,14 +33,22 @@ from ..text.normalize import (
     reveal,
 )
 from ..text.output import Output
+from .thread_reader import (
+    PAGE,
+    ThreadReader,
+    as_object,
+    graphql_url,
+    int_id,
+    node_list,
+    page_info,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+    from typing import Any, Dict, List, Optional, Tuple
 
-PAGE = 100
-# Safety bounds; reaching one is reported in `limitations`, never silent.
-MAX_THREAD_PAGES = 50       # 5,000 review threads
+# Safety bounds; reaching one is reported in `limitations`, never silent (the threads' own:
+# thread_reader.MAX_THREAD_PAGES).
 MAX_COMMENT_PAGES = 50      # 5,000 comments in one thread
 MAX_REST_PAGES = 50         # 5,000 reviews or conversation comments
 
@@ -111,9 +112,6 @@ query ReviewThreadComments($id: ID!, $after: String) {
 }
 """ + COMMENT_FIELDS
 
-# GitHub's GraphQL error types -> the contract's typed errors (anything else: exit 6).
-GRAPHQL_ERRORS = {"NOT_FOUND": NotFoundError, "FORBIDDEN": AuthError,
-                  "RATE_LIMITED": RateLimitedError}
 FEEDBACK_STATES = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
 
 
@@ -174,42 +172,11 @@ def _filters(opts: PrOptions) -> Filters:
 # --------------------------------------------------------------------------- normalisation
 
 
-def _obj(value: Any, what: str, name: str) -> Dict[str, Any]:
-    """A GraphQL object ({} for null); any other type is a malformed answer (exit 6)."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ServerError(f"{what}: malformed GraphQL response: {name} is "
-                          f"{type(value).__name__}, not an object")
-    return value
-
-
-def _nodes(conn: Dict[str, Any], what: str, name: str) -> List[Dict[str, Any]]:
-    nodes = conn.get("nodes")
-    if nodes is None:
-        return []
-    if not isinstance(nodes, list):
-        raise ServerError(f"{what}: malformed GraphQL response: {name}.nodes is "
-                          f"{type(nodes).__name__}, not a list")
-    return [_obj(n, what, f"{name}.nodes[]") for n in nodes if n is not None]
-
-
-def _page_info(conn: Dict[str, Any], what: str, name: str,
-               backward: bool = False) -> Tuple[bool, Optional[str]]:
-    """(more pages?, the cursor of the next one): forward `hasNextPage`/`endCursor`, backward
-    `hasPreviousPage`/`startCursor`."""
-    more_key, at_key = ("hasPreviousPage", "startCursor") if backward else ("hasNextPage",
-                                                                            "endCursor")
-    info = _obj(conn.get("pageInfo"), what, f"{name}.pageInfo")
-    more = check_flag(info.get(more_key), what, f"{name}.pageInfo.{more_key}")
-    return bool(more), check_text(info.get(at_key), what, f"{name}.pageInfo.{at_key}")
-
-
 def _actor(actor: Any) -> Tuple[Optional[str], Optional[str]]:
     """(login in REST spelling, type) of a GraphQL actor; bots get REST's `[bot]` suffix."""
     if actor is None:
         return None, None  # a deleted account ("ghost"): unavailable, not invented
-    actor = _obj(actor, "review thread comment", "author")
+    actor = as_object(actor, "review thread comment", "author")
     login = check_text(actor.get("login"), "review thread comment", "author.login")
     kind = check_text(actor.get("__typename"), "review thread comment", "author.__typename")
     if kind == "Bot" and isinstance(login, str) and not login.endswith("[bot]"):
@@ -221,19 +188,6 @@ def _rest_user(user: Any) -> Tuple[Optional[str], Optional[str]]:
     if not isinstance(user, dict):
         return None, None
     return user.get("login"), user.get("type")
-
-
-def _int_id(value: Any) -> Optional[int]:
-    """GraphQL's BigInt arrives as a string of digits; ids stay numbers end to end. Anything
-    else (a float, a word, an object) is a malformed answer (exit 6)."""
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
-        return int(value)
-    raise ServerError(f"review thread comment: malformed GraphQL response: fullDatabaseId is "
-                      f"{type(value).__name__} {escape_field(str(value)[:40])}, not an id")
 
 
 def _comment(*, cid: Any, author: Tuple[Optional[str], Optional[str]], association: Any,
@@ -266,7 +220,7 @@ def inline_comment(node: Dict[str, Any], opts: BodyOptions) -> Dict[str, Any]:
         check_text(node.get(name), what, name)
     for name in ("line", "originalLine", "position"):
         check_number(node.get(name), what, name)
-    return _comment(cid=_int_id(node.get("fullDatabaseId")), author=_actor(node.get("author")),
+    return _comment(cid=int_id(node.get("fullDatabaseId")), author=_actor(node.get("author")),
                     association=node.get("authorAssociation"), body=node.get("body"),
                     kind="inline", created_at=node.get("createdAt"), url=node.get("url"),
                     opts=opts, line=node.get("line"), original_line=node.get("originalLine"),
@@ -314,77 +268,14 @@ def _timeline_key(c: Dict[str, Any]) -> Tuple[bool, str, int]:
 # --------------------------------------------------------------------------- reading
 
 
-def _graphql_error(errors: List[dict], client: Any, what: str) -> BundleError:
-    """The typed error for a GraphQL answer carrying `errors` (HTTP 200)."""
-    chosen = next((e for e in errors if isinstance(e, dict) and e.get("type") in GRAPHQL_ERRORS),
-                  errors[0] if isinstance(errors[0], dict) else {})
-    extensions = chosen.get("extensions")
-    kind = chosen.get("type") or (extensions.get("code") if isinstance(extensions, dict)
-                                  else None) or "error"
-    kind = escape_field(kind)[:80] if isinstance(kind, str) else "error"
-    message = escape_field(" ".join(str(chosen.get("message") or "").split()))[:300]
-    text = f"{what}: GraphQL {kind}" + (f": {message}" if message else "")
-    cls = GRAPHQL_ERRORS.get(kind, ServerError)
-    if cls is RateLimitedError:
-        wait = _graphql_reset_wait(client)
-        return RateLimitedError(f"{text} (retry after {wait} s)", retry_after_seconds=wait)
-    return cls(text)
-
-
-def _graphql_reset_wait(client: Any) -> int:
-    """Seconds until the GraphQL budget resets, from the last response's headers."""
-    rate = getattr(client, "rate", {}) or {}
-    reset = errors.seconds_of(rate.get("x-ratelimit-reset"))
-    if rate.get("x-ratelimit-remaining") == "0" and reset is not None:
-        # Against GitHub's clock (the response's Date), not this machine's.
-        return errors.bounded_wait(reset - errors.server_now(rate))
-    return 60  # GitHub's advice when it gives no time: wait at least a minute
-
-
-class PullRequestReader:
-    """Reads one PR's threads (GraphQL) and timeline (REST) and normalises them."""
+class PullRequestReader(ThreadReader):
+    """Reads one PR's threads (GraphQL, through the one paginator) and timeline (REST) and
+    normalises them."""
 
     def __init__(self, client: Any, graphql_url: str, owner: str, name: str, number: int,
                  opts: BodyOptions) -> None:
-        self.client = client
-        self.graphql_url = graphql_url
-        self.owner, self.name, self.number = owner, name, number
+        super().__init__(client, graphql_url, owner, name, number)
         self.opts = opts
-        self.limitations: List[str] = []
-        self.label = f"{owner}/{name}#{number}"
-
-    def _query(self, query: str, variables: Dict[str, Any], what: str) -> Dict[str, Any]:
-        data, errors = self.client.graphql(self.graphql_url, query, variables, what=what)
-        if errors:
-            raise _graphql_error(errors, self.client, what)
-        if not isinstance(data, dict):
-            raise ServerError(f"{what}: GraphQL answered without data")
-        return data
-
-    def thread_pages(self, query: str, what: str, backward: bool = False
-                     ) -> Iterator[Tuple[Dict[str, Any], List[Dict[str, Any]]]]:
-        """(PR fields, thread nodes) of each page of 100 review threads: the one paginator of
-        `reviewThreads`, for get_pr_comments.py (oldest first, `first`/`after`) and for a round's
-        thread state (also newest first, `last`/`before`: its variables are named so). The
-        caller may stop early; at MAX_THREAD_PAGES pages the rest is a limitation."""
-        cursor: Optional[str] = None
-        for _ in range(MAX_THREAD_PAGES):
-            data = self._query(query, {"owner": self.owner, "name": self.name,
-                                       "number": self.number,
-                                       ("before" if backward else "after"): cursor}, what)
-            repo = _obj(data.get("repository"), what, "repository")
-            pr = _obj(repo.get("pullRequest"), what, "pullRequest")
-            if not pr:
-                raise NotFoundError(f"{what}: pull request not found")
-            conn = _obj(pr.get("reviewThreads"), what, "reviewThreads")
-            nodes = _nodes(conn, what, "reviewThreads")
-            yield pr, (nodes[::-1] if backward else nodes)
-            more, cursor = _page_info(conn, what, "reviewThreads", backward)
-            if not more:
-                return
-        self.limitations.append(f"only the {'last' if backward else 'first'} "
-                                f"{MAX_THREAD_PAGES * PAGE} review threads were read; "
-                                f"{'earlier' if backward else 'later'} threads are missing")
 
     def threads(self) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
         """(PR metadata, every review thread with every comment): the core of the answer."""
@@ -400,9 +291,9 @@ class PullRequestReader:
     def _thread(self, node: Dict[str, Any]) -> Dict[str, Any]:
         """One thread; a thread with more than 100 comments is completed through `node(id:)`."""
         what = f"review thread {escape_field(str(node.get('id')))[:80]}"
-        conn = _obj(node.get("comments"), what, "comments")
-        nodes = _nodes(conn, what, "comments")
-        more, after = _page_info(conn, what, "comments")
+        conn = as_object(node.get("comments"), what, "comments")
+        nodes = node_list(conn, what, "comments")
+        more, after = page_info(conn, what, "comments")
         pages = 1
         while more:
             if pages >= MAX_COMMENT_PAGES:
@@ -411,15 +302,15 @@ class PullRequestReader:
                 break
             data = self._query(THREAD_COMMENTS_QUERY, {"id": node.get("id"), "after": after},
                                f"comments of {what}")
-            page = _obj(data.get("node"), what, "node").get("comments")
+            page = as_object(data.get("node"), what, "node").get("comments")
             if page is None:
                 # Deleted between two requests: keep what was read, say the PR changed.
                 self.limitations.append(f"review thread {node.get('id')} changed during "
                                         f"retrieval; {len(nodes)} of its comments are shown")
                 break
-            page = _obj(page, what, "comments")
-            nodes += _nodes(page, what, "comments")
-            more, after = _page_info(page, what, "comments")
+            page = as_object(page, what, "comments")
+            nodes += node_list(page, what, "comments")
+            more, after = page_info(page, what, "comments")
             pages += 1
         return thread_of(node, [inline_comment(n, self.opts) for n in nodes])
 
@@ -552,14 +443,6 @@ def _context(opts: PrOptions, number: Optional[int]) -> Context:
             raise UsageError(f"{exc.message}; no active pull request could be found: pass "
                              "--repo OWNER/NAME (or --owner OWNER --repo NAME) and --pr N")
         raise
-
-
-def graphql_url(client: Any, env: Mapping[str, str]) -> str:
-    """The GraphQL endpoint of the client's API (env GITHUB_GRAPHQL_URL, else derived)."""
-    # gh resolves the host itself: it takes the `graphql` endpoint on its own API base.
-    if hasattr(client.transport, "api_base"):
-        return f"{client.base}/graphql"
-    return config.graphql_url_for(client.api_url, env)
 
 
 # --------------------------------------------------------------------------- command

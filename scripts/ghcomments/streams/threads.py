@@ -6,12 +6,12 @@ those comments belong to (resolved, outdated, what the viewer may do), and each 
 thread's first comment (`comments(first: 1)`, its `fullDatabaseId`), which is the REST
 comment's `thread_root_id`. Only then: a poll that returns no inline comment sends no query.
 
-The pages are read through get_pr_comments.py's one paginator (pr.py), from both ends in turn,
-newest first — new comments mostly open new threads or answer recent ones, and an old thread
-sits at the start — and the read stops as soon as every root is found, or once the pages read
-cover every thread: at most one query per 100 threads of the pull request. When GraphQL
-cannot be read (no token, an error, FORBIDDEN, the network), the round still succeeds:
-`threads` is null, every `thread_id` null, and a warning says why.
+The pages are read through the one paginator of review threads (thread_reader.py), from
+both ends in turn, newest first — new comments mostly open new threads or answer recent ones,
+and an old thread sits at the start — and the read stops as soon as every root is found, or
+once the pages read cover every thread: at most one query per 100 threads of the pull request.
+When GraphQL cannot be read (no token, an error, FORBIDDEN, the network), the round still
+succeeds: `threads` is null, every `thread_id` null, and a warning says why.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import os
 
 from ..base.errors import BundleError
 from ..text.normalize import check_flag, check_number, check_text
-from .pr import BodyOptions, PullRequestReader, _int_id, _nodes, _obj, graphql_url
+from .thread_reader import ThreadReader, as_object, graphql_url, int_id, node_list
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -60,10 +60,10 @@ FROM_THE_START = THREAD_STATE_QUERY.format(var="$after: String", args="first: 10
 
 def _root_of(node: Dict[str, Any]) -> Optional[int]:
     """The thread's first comment's id (types checked on the way in: a malformed answer is
-    exit 6 in pr.py, `threads: null` here)."""
-    conn = _obj(node.get("comments"), WHAT, "comments")
-    first = next(iter(_nodes(conn, WHAT, "comments")), {})
-    return _int_id(first.get("fullDatabaseId"))
+    exit 6 in get_pr_comments.py, `threads: null` here)."""
+    conn = as_object(node.get("comments"), WHAT, "comments")
+    first = next(iter(node_list(conn, WHAT, "comments")), {})
+    return int_id(first.get("fullDatabaseId"))
 
 
 def _entry(node: Dict[str, Any], root: int) -> Dict[str, Any]:
@@ -89,10 +89,10 @@ def find_threads(client: Any, owner: str, name: str, number: int, roots: Set[int
     limitations). Pages are taken from both ends in turn, the newest first (a new comment
     mostly opens a thread or answers a recent one; an old thread sits at the start), and the
     read stops once every root is found or the pages read cover all `totalCount` threads: at
-    most one query per 100 threads. Raises the typed error of a failed read (pr.py's
+    most one query per 100 threads. Raises the typed error of a failed read (thread_reader.py's
     mapping of GraphQL's errors)."""
-    reader = PullRequestReader(client, graphql_url(client, os.environ if env is None else env),
-                               owner, name, number, BodyOptions())
+    reader = ThreadReader(client, graphql_url(client, os.environ if env is None else env),
+                          owner, name, number)
     what = f"review threads of {reader.label}"
     ends = [reader.thread_pages(FROM_THE_END, what, backward=True),
             reader.thread_pages(FROM_THE_START, what)]
@@ -182,9 +182,9 @@ def outdated_threads(client: Any, owner: str, name: str, number: int,
                      ) -> Tuple[List[Dict[str, Any]], List[str]]:
     """(the unresolved review threads that are outdated now, limitations) — CONTRACT section
     21's `outdated_threads`, each `{thread_id, path, line, original_line, root_comment_id,
-    url}`: one query per 100 threads through the one paginator (pr.py)."""
-    reader = PullRequestReader(client, graphql_url(client, os.environ if env is None else env),
-                               owner, name, number, BodyOptions())
+    url}`: one query per 100 threads through the one paginator (thread_reader.py)."""
+    reader = ThreadReader(client, graphql_url(client, os.environ if env is None else env),
+                          owner, name, number)
     what = f"review threads of {reader.label}"
     out: List[Dict[str, Any]] = []
     for _pr, nodes in reader.thread_pages(OUTDATED_QUERY, what):
@@ -197,10 +197,10 @@ def outdated_threads(client: Any, owner: str, name: str, number: int,
                 check_text(node.get(field), WHAT, field)
             for field in ("line", "originalLine"):
                 check_number(node.get(field), WHAT, field)
-            conn = _obj(node.get("comments"), WHAT, "comments")
-            first = next(iter(_nodes(conn, WHAT, "comments")), {})
+            conn = as_object(node.get("comments"), WHAT, "comments")
+            first = next(iter(node_list(conn, WHAT, "comments")), {})
             out.append({"thread_id": node.get("id"), "path": node.get("path"),
                         "line": node.get("line"), "original_line": node.get("originalLine"),
-                        "root_comment_id": _int_id(first.get("fullDatabaseId")),
+                        "root_comment_id": int_id(first.get("fullDatabaseId")),
                         "url": check_text(first.get("url"), WHAT, "url")})
     return out, reader.limitations
