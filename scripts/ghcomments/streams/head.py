@@ -18,11 +18,12 @@ fork, no access) falls back to `GET /pulls/N`'s `head.sha`, with a warning.
 
 from __future__ import annotations
 
-from ..base.errors import BundleError
+from ..base.errors import BundleError, ServerError
 from ..store import records
 from ..text import events as ev
+from ..text.normalize import check_text
 from .events import EventsStream
-from .pushes import PushReader
+from .pushes import PushReader, sha_of
 from .stream import PAST, SAME, Batch
 
 TYPE_CHECKING = False
@@ -143,6 +144,26 @@ class HeadStream(PushReader):
         return cursor is not None and hint.get("sha") == cursor.get("sha")
 
     # -- the read ----------------------------------------------------------------------------
+    # -- where the head is -----------------------------------------------------------------
+    def _where(self) -> Tuple[Optional[str], Optional[str], str]:
+        """(head repository, ref, sha) from the pull request (read once per command)."""
+        raw = self.subject.get() or {}  # type: ignore[union-attr]
+        what = f"pull request {self.label}"
+        head = raw.get("head")
+        if not isinstance(head, dict):
+            raise ServerError(f"{what}: malformed response: no head")
+        sha = sha_of(head.get("sha"), what)
+        ref = check_text(head.get("ref"), what, "head.ref")
+        repo = head.get("repo")
+        full = check_text(repo.get("full_name"), what, "head.repo.full_name") \
+            if isinstance(repo, dict) else None
+        if full is not None and not records.head_repo(full):
+            raise ServerError(f"{what}: malformed response: head.repo.full_name is not a "
+                              "repository's name")
+        if ref is not None and not records.head_ref(ref):
+            raise ServerError(f"{what}: malformed response: head.ref is not a branch name")
+        return full, ref, sha
+
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
         if not self.active or self.skip:  # no flag, no access to events (a 403), or closed

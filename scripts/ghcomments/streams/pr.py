@@ -317,7 +317,7 @@ class PullRequestReader(ThreadReader):
     def timeline(self) -> List[Dict[str, Any]]:
         """Review bodies and conversation comments, oldest first; a failed part is a limitation."""
         base = f"repos/{self.owner}/{self.name}"
-        parts = (("reviews", f"{base}/pulls/{self.number}/reviews", review_comment),
+        parts = (("submitted reviews", f"{base}/pulls/{self.number}/reviews", review_comment),
                  ("conversation comments", f"{base}/issues/{self.number}/comments",
                   issue_comment))
         items: List[Dict[str, Any]] = []
@@ -419,7 +419,7 @@ def _active_pr(client: Any, target: config.Target) -> int:
     head = f"{head_owner}:{branch}"
     pulls, _pages, _truncated = client.paginate(
         f"repos/{target.owner}/{target.name}/pulls",
-        {"state": "open", "head": head, "per_page": PAGE}, max_pages=2,
+        dict(state="open", head=head, per_page=PAGE), max_pages=2,
         what=f"open pull requests of {target.full_name} with head {head}")
     pulls = sorted((p for p in pulls if isinstance(p, dict) and isinstance(p.get("number"), int)),
                    key=lambda p: p["number"])

@@ -28,7 +28,7 @@ def github_time(header: Optional[str]) -> Optional[str]:
     return edits.format_time(when) if when is not None else None
 
 
-def _sha(value: Any, what: str) -> str:
+def sha_of(value: Any, what: str) -> str:
     """A commit's object name (40 or 64 lowercase hex digits), else exit 6: it goes into a
     compare URL and the checkpoint."""
     check_text(value, what, "sha")
@@ -46,23 +46,8 @@ class PushReader(Stream):
 
     # -- the head ----------------------------------------------------------------------------
     def _where(self) -> Tuple[Optional[str], Optional[str], str]:
-        """(head repository, ref, sha) from the pull request (read once per command)."""
-        raw = self.subject.get() or {}  # type: ignore[union-attr]
-        what = f"pull request {self.label}"
-        head = raw.get("head")
-        if not isinstance(head, dict):
-            raise ServerError(f"{what}: malformed response: no head")
-        sha = _sha(head.get("sha"), what)
-        ref = check_text(head.get("ref"), what, "head.ref")
-        repo = head.get("repo")
-        full = check_text(repo.get("full_name"), what, "head.repo.full_name") \
-            if isinstance(repo, dict) else None
-        if full is not None and not records.head_repo(full):
-            raise ServerError(f"{what}: malformed response: head.repo.full_name is not a "
-                              "repository's name")
-        if ref is not None and not records.head_ref(ref):
-            raise ServerError(f"{what}: malformed response: head.ref is not a branch name")
-        return full, ref, sha
+        """(head repository, ref, sha) from the pull request: head.py's."""
+        raise NotImplementedError
 
     def _ref(self, repo: str, ref: str, etag: Optional[str]) -> Tuple[Optional[str], Any]:
         """(sha, response) of the head ref; (None, response) on a 304."""
@@ -78,7 +63,7 @@ class PushReader(Stream):
         obj = data.get("object") if isinstance(data, dict) else None
         if not isinstance(obj, dict):
             raise ServerError(f"{what}: malformed response: no object")
-        return _sha(obj.get("sha"), what), resp
+        return sha_of(obj.get("sha"), what), resp
 
     def _head_now(self, hint: Optional[Dict[str, Any]]
                   ) -> Tuple[Optional[str], Optional[Dict[str, Any]], Optional[str], bool]:
