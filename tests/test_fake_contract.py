@@ -431,6 +431,45 @@ def test_refs_compare_and_pull_commits_match_their_models(gh, fake):
     check("Commit", commits, many=True)
 
 
+@pytest.mark.parametrize("accept", ["application/vnd.github+json", FULL])
+def test_checks_statuses_and_mergeability_match_their_models(gh, fake, accept):
+    """Section 23: every check-runs and status answer, and a pull request while GitHub
+    computes its mergeability (test_fake_checks.py has the behaviour)."""
+    head = fake.pull_head(O, R, 235)
+    done = fake.add_check_run(O, R, head, "tests", conclusion="failure", title="1 failed",
+                              summary="s", annotations=[{
+                                  "path": "a.py", "start_line": 1, "end_line": 2,
+                                  "annotation_level": "failure", "message": "m"}])
+    fake.add_check_run(O, R, head, "lint", status="in_progress")
+    fake.rerun_check_run(done["id"])
+    fake.set_commit_status(O, R, head, "ci", "pending", description="d",
+                           target_url="https://ci.example/1")
+    fake.set_commit_status(O, R, head, "ci", "success")
+    fake.set_mergeability(O, R, 235, False)
+    a = {"Accept": accept}
+    for params in ({}, {"filter": "all"}, {"per_page": 1, "page": 2}):
+        r = gh(f"/repos/{O}/{R}/commits/{head}/check-runs", params=params, headers=a)
+        assert r.status_code == 200
+        check("ReposOwnerRepoCommitsRefCheckRunsGetResponse200", r.json())
+    check("CheckRun", gh(f"/repos/{O}/{R}/check-runs/{done['id']}", headers=a).json())
+    check("CheckAnnotation",
+          gh(f"/repos/{O}/{R}/check-runs/{done['id']}/annotations", headers=a).json(),
+          many=True)
+    check("CombinedCommitStatus", gh(f"/repos/{O}/{R}/commits/{head}/status", headers=a).json())
+    check("CombinedCommitStatus", gh(f"/repos/{O}/{R}/commits/{head}/status",
+                                     params={"per_page": 1, "page": 2}, headers=a).json())
+    check("Status", gh(f"/repos/{O}/{R}/commits/{head}/statuses", headers=a).json(), many=True)
+    fake.forbid_checks()
+    for path in (f"/commits/{head}/check-runs", f"/commits/{head}/status"):
+        refused = gh(f"/repos/{O}/{R}{path}", headers=a)
+        assert refused.status_code == 403
+        check("BasicError", refused.json())
+    for mergeable in (None, False):
+        pull = gh(f"/repos/{O}/{R}/pulls/235", headers=a).json()
+        assert pull["mergeable"] is mergeable
+        check("PullRequest", pull)
+
+
 def test_moved_issue_and_lost_commit_errors_have_githubs_fields(gh, fake):
     fake.add_repo(O, "elsewhere")
     fake.transfer_issue(O, R, 187, O, "elsewhere")

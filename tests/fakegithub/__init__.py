@@ -24,7 +24,10 @@ unresolve_thread review_ids review_comment_ids get_review``; issue events ``add_
 close_issue reopen_issue merge_pull lock_issue unlock_issue rename_issue add_label
 remove_label assign unassign set_milestone request_review remove_review_request set_draft
 change_base delete_head_ref restore_head_ref transfer_issue event_ids``; heads ``push gc
-delete_head_repo``; time ``clock`` (settable) and ``advance``; behaviour ``inject
+delete_head_repo``; CI checks (section 23, ``checks.py``) ``pull_head add_check_run
+start_check_run set_check_run_status complete_check_run rerun_check_run check_run_ids
+get_check_run set_commit_status set_mergeability recompute_mergeability forbid_checks
+allow_checks``; time ``clock`` (settable) and ``advance``; behaviour ``inject
 inject_graphql_error secondary_rate_limit rate_limit fail_large_pages on_request
 clear_hooks clear_faults`` and the attributes ``review_order`` ("id" or "submitted"), ``events_order``
 ("ascending" or "descending") and
@@ -78,6 +81,16 @@ What it does as GitHub does (see the tests for each):
   ``outdate_paths``; ``GET /compare/A...B`` answers ahead/behind/diverged/identical (paged
   with page/per_page, else 250 commits at most; 404 "No commit found for SHA" for an unknown
   or ``gc``'d sha); ``GET /pulls/N/commits`` is sorted by commit date and stops at 250.
+- CI checks (``checks.py``): check runs per commit (``GET /commits/REF/check-runs`` with
+  ``filter=latest`` — the newest run per (check suite, name) — or ``all``, ``check_name``,
+  ``status``, ``app_id``; newest first; paged), ``GET /check-runs/ID`` and its annotations
+  (paged), commit statuses (``GET /commits/REF/status``: the newest per context, ``state``
+  pending when there is none; ``GET /commits/REF/statuses``: all, newest first), every one
+  with ETag/304. ``forbid_checks`` makes them 403 "Resource not accessible by integration"
+  (per kind, per token or for all). A push gives a head with no checks. ``GET /pulls/N``
+  shows ``mergeable: null`` / ``mergeable_state: unknown`` while GitHub computes: after
+  ``set_mergeability`` (the first read starts the job, the next shows the result) and once
+  after each push.
 """
 
 from .server import FakeGitHub

@@ -188,6 +188,12 @@ class Pull:
     head_seq: int = 0  # when the head last moved (store-wide counter): shared branches
     requested_reviewers: list = field(default_factory=list)  # User
     requested_teams: list = field(default_factory=list)  # team slug
+    # mergeability (section 23): what GitHub's computation yields, (mergeable, state) with
+    # state None derived (clean, draft or dirty); what a read shows (None while computing);
+    # how many reads still show null before the result (None: until set again)
+    merge_truth: tuple = (True, None)
+    merge_shown: tuple | None = (True, None)
+    merge_reads_left: int | None = 0
 
     @property
     def number(self) -> int:
@@ -196,6 +202,16 @@ class Pull:
     @property
     def repo(self) -> Repo:
         return self.issue.repo
+
+    def read_mergeability(self) -> None:
+        """A read of ``GET /pulls/N``: it starts (or advances) a pending mergeability job;
+        the read after the last one that shows null shows the result."""
+        if self.merge_shown is not None or self.merge_reads_left is None:
+            return
+        if self.merge_reads_left <= 0:
+            self.merge_shown = self.merge_truth
+        else:
+            self.merge_reads_left -= 1
 
 
 @dataclass(eq=False)
@@ -301,6 +317,78 @@ class ReviewComment:
     history: list = field(default_factory=list)  # Revision, oldest first
 
 
+@dataclass(eq=False)
+class App:
+    """A GitHub App that runs checks (``github-actions`` by default)."""
+
+    id: int
+    slug: str
+    name: str
+    node_id: str
+    owner: User
+    created_at: dt.datetime
+
+
+@dataclass(eq=False)
+class CheckAnnotation:
+    path: str
+    start_line: int
+    end_line: int
+    annotation_level: str  # notice, warning, failure
+    message: str
+    title: str | None = None
+    raw_details: str | None = None
+    start_column: int | None = None
+    end_column: int | None = None
+
+
+@dataclass(eq=False)
+class CheckRun:
+    """One check run on a commit (section 23): ``suite_id`` is its check suite's id."""
+
+    id: int
+    node_id: str
+    repo: Repo
+    head_sha: str
+    name: str
+    app: App
+    suite_id: int
+    status: str  # queued, in_progress, completed, waiting, requested, pending
+    started_at: dt.datetime | None
+    conclusion: str | None = None
+    completed_at: dt.datetime | None = None
+    external_id: str = ""
+    details_url: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
+    annotations: list = field(default_factory=list)  # CheckAnnotation, in order
+
+
+@dataclass(eq=False)
+class CommitStatus:
+    """One commit status (``POST /statuses/SHA`` as GitHub stores it)."""
+
+    id: int
+    node_id: str
+    repo: Repo
+    sha: str
+    context: str
+    state: str  # error, failure, pending, success
+    description: str | None
+    target_url: str | None
+    creator: User
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+
+CHECK_STATUSES = ("queued", "in_progress", "completed", "waiting", "requested", "pending")
+CHECK_CONCLUSIONS = ("success", "failure", "neutral", "cancelled", "skipped", "timed_out",
+                     "action_required", "stale", "startup_failure")
+STATUS_STATES = ("error", "failure", "pending", "success")
+ANNOTATION_LEVELS = ("notice", "warning", "failure")
+
+
 # --------------------------------------------------------------------------- store
 
 
@@ -327,7 +415,15 @@ class Store:
             "review_comment": 2_600_000_000,
             "thread": 0,
             "event": 9_100_000_000,  # above 2**33, as GitHub's issue event ids are now
+            "check_run": 31_000_000_000,  # GitHub's check run and status ids are past 2**34
+            "check_suite": 29_000_000_000,
+            "status": 33_000_000_000,
+            "app": 900_000,
         }
+        self.check_runs: dict[int, CheckRun] = {}  # id -> CheckRun
+        self.statuses: list[CommitStatus] = []  # ascending id
+        self.apps: dict[str, App] = {}  # slug -> App
+        self.suites: dict[tuple, int] = {}  # (repo id, sha, app slug, key) -> suite id
         self.commits: dict[str, GitCommit] = {}
         self.gone_shas: set[str] = set()  # garbage-collected: compare answers 404
         self.head_moves = 0

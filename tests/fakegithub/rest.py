@@ -380,6 +380,7 @@ def get_pull(req: Req, g) -> Resp:
     pull = _pull(req, g, DOC_PULL)
     if pull is None:
         return not_found(DOC_PULL)
+    pull.read_mergeability()  # a read starts GitHub's mergeability job (section 23)
     return Resp(200, shapes.pull_full(req.view, pull), etag=True)
 
 
@@ -1077,8 +1078,20 @@ ROUTES: list[tuple[str, re.Pattern, Callable]] = [
 ]
 
 
+_CHECK_ROUTES: list = []
+
+
+def _check_routes() -> list:
+    """The CI checks routes (checks.py, which imports this module: loaded on first use)."""
+    if not _CHECK_ROUTES:
+        from . import checks
+
+        _CHECK_ROUTES.extend((m, re.compile(REPO + p), f) for m, p, f in checks.ROUTES)
+    return _CHECK_ROUTES
+
+
 def route(method: str, path: str):
-    for m, pattern, func in ROUTES:
+    for m, pattern, func in ROUTES + _check_routes():
         if m == method:
             found = pattern.match(path)
             if found:

@@ -23,6 +23,7 @@ from http import HTTPStatus
 from urllib.parse import parse_qsl, urlsplit
 
 from . import gql, rest, shapes
+from .checks import ChecksMixin
 from .faults import MODES, Fault, GraphQLFault, LogEntry, RateLimiter
 from .model import ReviewComment, Store, utc
 from .model import sha as sha_of
@@ -60,7 +61,7 @@ def _now_utc() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
 
-class FakeGitHub:
+class FakeGitHub(ChecksMixin):
     """A fake api.github.com for tests, demos and benchmarks (see the package docstring)."""
 
     def __init__(
@@ -84,6 +85,7 @@ class FakeGitHub:
         self.store = Store()
         self._tokens: dict[str, str] = {}
         self._integration_tokens: set[str] = set()
+        self._checks_denied: set = set()  # (kind, token or None): 403 (forbid_checks)
         self.review_order = "id"  # or "submitted": see list_reviews in rest.py
         # the issue events list: "ascending" (observed) or "descending" (newest first)
         self.events_order = "ascending"
@@ -1129,7 +1131,8 @@ class FakeGitHub:
         with ``to_sha`` (one of the PR's commits) the head is forced back to it and no
         commit is made. ``committed_at``: one date or a list (one per commit; default the
         clock). ``author`` None: a commit whose email matches no account (author null).
-        Threads on ``outdate_paths`` become outdated (line null)."""
+        Threads on ``outdate_paths`` become outdated (line null). The new head has no checks
+        (they are per commit); ``GET /pulls/N`` shows ``mergeable: null`` once (a recompute)."""
         with self._lock:
             pull = self._pull_or_raise(owner, name, number)
             repo = pull.repo
@@ -1160,6 +1163,7 @@ class FakeGitHub:
             pull.head_sha = pull.commits[-1].sha
             self.store.head_moves += 1
             pull.head_seq = self.store.head_moves
+            self._recompute(pull)  # GitHub recomputes mergeability: one read shows null
             if force:
                 actor = by or author or "octocat"
                 self._record(pull.issue, "head_ref_force_pushed", actor, at)

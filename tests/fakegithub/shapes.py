@@ -468,16 +468,27 @@ def pull_simple(view: View, p: Pull) -> dict:
     return _pull_common(view, p)
 
 
+def mergeability(p: Pull) -> tuple:
+    """(mergeable, rebaseable, mergeable_state) as ``GET /pulls/N`` shows them now: null and
+    "unknown" while GitHub computes (and once closed); a state not set is dirty when not
+    mergeable, else draft or clean."""
+    if p.merged or p.issue.state == "closed" or p.merge_shown is None:
+        return None, None, "unknown"
+    value, state = p.merge_shown
+    if state is None:
+        state = "dirty" if not value else ("draft" if p.draft else "clean")
+    return value, value, state
+
+
 def pull_full(view: View, p: Pull) -> dict:
     data = _pull_common(view, p)
+    mergeable, rebaseable, mergeable_state = mergeability(p)
     data.update(
         {
             "merged": p.merged,
-            "mergeable": None if p.merged or p.issue.state == "closed" else True,
-            "rebaseable": None if p.merged or p.issue.state == "closed" else True,
-            "mergeable_state": "unknown"
-            if p.merged or p.issue.state == "closed"
-            else "clean",
+            "mergeable": mergeable,
+            "rebaseable": rebaseable,
+            "mergeable_state": mergeable_state,
             "merged_by": user(view, p.merged_by or p.repo.owner) if p.merged else None,
             "comments": len(p.issue.comments),
             # drafts in pending reviews are not counted (whoever asks)
