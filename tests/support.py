@@ -12,7 +12,9 @@ from typing import Any, Dict, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
-SHARED = REPO.parent / "shared"
+# The shared reference data beside the repository (GH_MONITOR_SHARED names it elsewhere, e.g.
+# from a git worktree whose parent holds no shared/ folder).
+SHARED = Path(os.environ.get("GH_MONITOR_SHARED") or REPO.parent / "shared")
 TOKEN = "ghp_scriptTestToken0000000000000000000000"
 # The interpreter the scripts run under; CI also runs them under the oldest supported Python.
 SCRIPT_PYTHON = os.environ.get("GH_MONITOR_TEST_PYTHON") or sys.executable
