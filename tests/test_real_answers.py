@@ -67,3 +67,45 @@ def test_kinds_the_bundle_does_not_report_are_counted_as_such_not_as_filtered(pr
             "4 item(s) left out by author filters (see filtered_out); the recommended "
             "checkpoint moves past them"], warnings
     assert r.stderr.count("author filters") == (0 if ignore is None else 1), r.stderr
+
+
+# ----------------------------------------------------------------- 2. a summary never says None
+
+def _replay_comments(fake, name, number):
+    ex = exchange("pygithub/" + name, "/comments")
+    fake.inject("GET", rf"/issues/{number}/comments$", status=ex.status, times=None,
+                headers=ex.replay_headers(), body=ex.body)
+    return ex
+
+
+@needs("pygithub/Issue.testGetComments.txt", "pygithub/PullRequest.testGetIssueComments.txt")
+@pytest.mark.parametrize("flag,number,name", [
+    ("--issue", ISSUE, "Issue.testGetComments.txt"),
+    ("--pr", PR, "PullRequest.testGetIssueComments.txt"),
+])
+def test_a_2012_comment_without_url_or_association_is_said_plainly(issue, tmp_path, flag,
+                                                                   number, name):
+    """GitHub's 2012 comments have no html_url, author_association, user.type: the JSON says
+    null, the summary says so in words, never a literal None."""
+    if flag == "--pr":
+        issue.add_pull(OWNER, NAME, PR, title="Add the parser", user="alice")
+    ex = _replay_comments(issue, name, number)
+    recorded = ex.json
+    assert all("html_url" not in c and "author_association" not in c for c in recorded)
+    agent = Agent(issue, tmp_path, flag, number)
+    ids = [c["id"] for c in recorded]
+    for run in (agent.check, agent.latest):
+        r = run("--format", "summary")
+        assert r.code == 0, r
+        out = r.stdout
+        assert "None" not in out, out
+        for cid in ids:
+            assert f"--- comment {cid} by " in out, out
+        heads = [line for line in out.splitlines() if line.startswith("--- comment ")]
+        assert len(heads) == len(ids) and all("(association not given)" in h for h in heads), out
+        assert out.count("    (no URL in GitHub's answer)") == len(ids), out
+        j = run()
+        assert j.code == 0, j
+        shown = j.json.get("new_comments", j.json.get("comments"))
+        assert [c["id"] for c in shown] == ids
+        assert all(c["url"] is None and c["author_association"] is None for c in shown), shown
