@@ -5,11 +5,14 @@ its recorded headers, through the fake, and runs the scripts as an agent does.""
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
 from tests.events_support import FLAG, ISSUE, NAME, PR
 from tests.realshapes import exchange, needs
-from tests.support import OWNER, Agent
+from tests.support import OWNER, Agent, run_script, script_env
 
 
 @pytest.fixture
@@ -109,3 +112,106 @@ def test_a_2012_comment_without_url_or_association_is_said_plainly(issue, tmp_pa
         shown = j.json.get("new_comments", j.json.get("comments"))
         assert [c["id"] for c in shown] == ids
         assert all(c["url"] is None and c["author_association"] is None for c in shown), shown
+
+
+# ----------------------------------------------------------------- 3. an HTML error page
+
+HTML_503 = "Exceptions.testNonJsonDataReturnedByGithub.txt"
+
+
+EXCERPT = "503 Service Unavailable No server is available to handle this request."
+
+
+def _serve_html_503(fake, path, method="GET"):
+    ex = exchange("pygithub/" + HTML_503)
+    assert ex.status == 503 and ex.body.startswith("<html>")
+    assert ex.headers["content-type"].startswith("application/json")  # as recorded: a lie
+    fake.inject(method, path, status=ex.status, times=None, headers=ex.replay_headers(),
+                body=ex.body)
+
+
+def _assert_plain_503(r, excerpt=EXCERPT):
+    assert r.code == 6, r
+    error = json.loads(r.stdout)["error"]
+    assert error["code"] == "server" and error["status"] == 503, error
+    message = error["message"]
+    assert "<" not in message and ">" not in message, message
+    assert message.count("HTTP 503") == 1 and excerpt in message, message
+    assert "Traceback" not in r.stderr and "<html>" not in r.stderr, r.stderr
+
+
+@needs("pygithub/" + HTML_503)
+@pytest.mark.parametrize("script", ["get_latest_comments.py", "check_issue_updates.py"])
+def test_a_503_html_page_is_said_as_its_status_and_a_plain_excerpt(issue, tmp_path, script):
+    """GitHub's recorded 503 (2012): an nginx HTML page, sent as application/json."""
+    _serve_html_503(issue, rf"/issues/{ISSUE}/comments$")
+    agent = Agent(issue, tmp_path, "--issue", ISSUE)
+    _assert_plain_503(agent.run(script))
+    r = agent.run(script, "--format", "summary")
+    _assert_plain_503(r)
+
+
+@needs("pygithub/" + HTML_503)
+def test_a_503_html_page_in_get_pr_comments(issue, tmp_path):
+    issue.add_pull(OWNER, NAME, PR, title="Add the parser", user="alice")
+    _serve_html_503(issue, r"/graphql$", method="POST")
+    r = run_script("get_pr_comments.py", "--repo", f"{OWNER}/{NAME}", "--pr", PR,
+                   "--format", "json", env=script_env(issue))
+    _assert_plain_503(r)
+
+
+@needs("pygithub/" + HTML_503)
+def test_a_503_html_page_in_the_shell_fallback(issue, gh_env, tmp_path):
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed; the shell fallback tests need it (apt-get install jq)")
+    issue.add_pull(OWNER, NAME, PR, title="Add the parser", user="alice")
+    _serve_html_503(issue, rf"/pulls/{PR}$")
+    tmpdir = tmp_path / "script-tmp"
+    tmpdir.mkdir()
+    r = run_script("get-pr-comments.sh", "--repo", f"{OWNER}/{NAME}", "--pr", PR, "--format",
+                   "json", env={**gh_env, "TMPDIR": str(tmpdir)}, timeout=60)
+    # gh parses a body sent as JSON and prints its parse error, never the page: the fallback
+    # says what it can (the status, not JSON), never gh's "invalid character '<' ..."
+    _assert_plain_503(r, excerpt="not JSON")
+    assert "invalid character" not in r.stdout + r.stderr, r
+
+
+# The page GitHub itself serves on a 5xx ("Unicorn!"): a long head of styles before its words.
+UNICORN = ("<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title><style "
+           "type=\"text/css\" media=\"screen\">\n" + "body { background: #f1f1f1; }\n" * 200
+           + "</style></head>\n<body><!-- a comment -->\n<p><strong>No server is currently "
+           "available to service your request.</strong></p>\n<p>Sorry about that &amp; "
+           "<script>evil()</script>please try refreshing.</p>\n" + "<p>x</p>" * 400
+           + "</body></html>\n")
+UNICORN_WORDS = ("Unicorn! \u00b7 GitHub No server is currently available to service your "
+                 "request. Sorry about that & please try refreshing.")
+
+
+@pytest.mark.parametrize("content_type", ["text/html; charset=utf-8",
+                                          "application/json; charset=utf-8"])
+def test_a_long_html_page_is_cut_to_its_first_words(issue, tmp_path, content_type):
+    issue.inject("GET", rf"/issues/{ISSUE}/comments$", status=502, times=None,
+                 headers={"content-type": content_type}, body=UNICORN)
+    r = Agent(issue, tmp_path, "--issue", ISSUE).latest()
+    assert r.code == 6, r
+    message = r.json["error"]["message"]
+    assert UNICORN_WORDS in message and "background" not in message, message
+    assert "evil" not in message and "<" not in message and len(message) < 400, message
+
+
+def test_a_long_html_page_in_the_shell_fallback(issue, gh_env, tmp_path):
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed; the shell fallback tests need it (apt-get install jq)")
+    issue.add_pull(OWNER, NAME, PR, title="Add the parser", user="alice")
+    issue.inject("GET", rf"/pulls/{PR}$", status=502, times=None,
+                 headers={"content-type": "text/html; charset=utf-8"}, body=UNICORN)
+    tmpdir = tmp_path / "script-tmp"
+    tmpdir.mkdir()
+    r = run_script("get-pr-comments.sh", "--repo", f"{OWNER}/{NAME}", "--pr", PR, "--format",
+                   "json", env={**gh_env, "TMPDIR": str(tmpdir)}, timeout=60)
+    assert r.code == 6, r
+    message = json.loads(r.stdout)["error"]["message"]
+    # the shell reads the common entities only (&amp; &lt; &gt; &quot; &#39; &nbsp;)
+    assert message.count("HTTP 502") == 1 and UNICORN_WORDS.split("GitHub ")[1] in message, \
+        message
+    assert "<" not in message and "background" not in message and len(message) < 400, message
