@@ -12,7 +12,7 @@ import pytest
 
 from tests.events_support import FLAG, ISSUE, NAME, PR
 from tests.realshapes import exchange, needs
-from tests.support import OWNER, Agent, run_script, script_env
+from tests.support import OWNER, REPO, Agent, run_script, script_env
 
 
 @pytest.fixture
@@ -215,3 +215,74 @@ def test_a_long_html_page_in_the_shell_fallback(issue, gh_env, tmp_path):
     assert message.count("HTTP 502") == 1 and UNICORN_WORDS.split("GitHub ")[1] in message, \
         message
     assert "<" not in message and "background" not in message and len(message) < 400, message
+
+
+# ----------------------------------------------------------------- 4. legacy inline comments
+
+LEGACY = "PullRequestComment.setUp.txt"
+LEGACY_ID = 1580134
+
+
+def _legacy_pr(fake):
+    """PR 31 of PyGithub/PyGithub and its legacy inline comment, served as GitHub recorded it
+    (2025: `pull_request_review_id: null`), alone and in the PR's review-comment list."""
+    fake.add_repo("PyGithub", "PyGithub")
+    fake.add_pull("PyGithub", "PyGithub", 31, title="Title edited by PyGithub", user="jacquev6")
+    ex = exchange("pygithub/" + LEGACY, f"/pulls/comments/{LEGACY_ID}")
+    assert ex.json["pull_request_review_id"] is None and ex.json["id"] == LEGACY_ID
+    fake.inject("GET", rf"/pulls/comments/{LEGACY_ID}$", status=200, times=None,
+                headers=ex.replay_headers(), body=ex.body)
+    fake.inject("GET", r"/pulls/31/comments$", status=200, times=None,
+                headers=ex.replay_headers(), body="[" + ex.body + "]")
+    return ex
+
+
+@needs("pygithub/" + LEGACY)
+def test_a_legacy_inline_comment_is_read_by_id_and_not_by_a_round(fake, tmp_path):
+    """docs/reference.md "Legacy inline comments": a round reads inline comments through their
+    reviews, so one without a review is never returned by it; `--review-comment-id` reads it.
+    If a round ever reads the PR's review-comment list, this test fails: update the doc."""
+    _legacy_pr(fake)
+    env = script_env(fake)
+    base = ("--repo", "PyGithub/PyGithub", "--pr", 31, "--root", tmp_path)
+    r = run_script("get_latest_comments.py", *base, "--review-comment-id", LEGACY_ID, env=env)
+    assert r.code == 0, r
+    (comment,) = r.json["review_comments"]
+    assert comment["id"] == LEGACY_ID and comment["review_id"] is None
+    assert comment["path"] == "codegen/templates/GithubObject.py"
+    assert comment["body"] == "Review comment created for PyGithub\n"
+
+    for _ in range(2):  # the first look, then a check after it was confirmed
+        fake.clear_log()
+        r = run_script("check_issue_updates.py", *base, env=env)
+        assert r.code == 0, r
+        assert LEGACY_ID not in [c["id"] for c in r.json["new_review_comments"]], r
+        assert not any(q.path.endswith("/pulls/31/comments") for q in fake.requests), \
+            [q.path for q in fake.requests]
+        c = run_script("get_latest_comments.py", *base, "--confirm-updates", "--snapshot-id",
+                       r.json["snapshot_id"], env=env)
+        assert c.code == 0, c
+
+
+@needs("pygithub/" + LEGACY)
+def test_a_legacy_inline_comment_in_the_shell_fallback(fake, gh_env, tmp_path):
+    """The shell fallback reads the PR's review-comment list (REST), where it is."""
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed; the shell fallback tests need it (apt-get install jq)")
+    _legacy_pr(fake)
+    tmpdir = tmp_path / "script-tmp"
+    tmpdir.mkdir()
+    r = run_script("get-pr-comments.sh", "--repo", "PyGithub/PyGithub", "--pr", 31, "--format",
+                   "json", env={**gh_env, "TMPDIR": str(tmpdir)}, timeout=60)
+    assert r.code == 0, r
+    (comment,) = r.json["reviewComments"]
+    assert comment["id"] == LEGACY_ID and comment["file"] == "codegen/templates/GithubObject.py"
+
+
+def test_the_reference_says_which_inline_comments_a_round_does_not_return():
+    text = (REPO / "docs" / "reference.md").read_text(encoding="utf-8")
+    start = text.index("**Legacy inline comments are not returned by a round**")
+    said = " ".join(text[start:start + 1500].split())
+    for needed in ("pull_request_review_id: null", "--review-comment-id ID",
+                   "get-pr-comments.sh", "get_pr_comments.py", "**assumed**"):
+        assert needed in said, needed
