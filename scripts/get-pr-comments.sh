@@ -453,6 +453,20 @@ classify_failure() {
   if [ -z "${status}" ] && [[ "${gh_text}" =~ \(HTTP\ ([0-9]{3})\)$ ]]; then
     status="${BASH_REMATCH[1]}"  # no response headers seen: gh's error text names the status
   fi
+  if [ -z "${message}" ] && [ -n "${status}" ] && [ -s "${body}" ] \
+    && ! head -c "${MAX_ERROR_BYTES}" "${body}" | jq -e . >/dev/null 2>&1; then
+    # not JSON (an HTML error page): its words, plainly, as the Python path says them
+    # (base/errors.py plain_excerpt)
+    message="$(head -c "${MAX_ERROR_BYTES}" "${body}" | jq -Rrs "${HTML_WORDS}" 2>/dev/null \
+      || true)"
+    message="not JSON${message:+; the page says: ${message}}"
+  elif [ -z "${message}" ] && [ -n "${status}" ] \
+    && [[ "${gh_text}" == *"looking for beginning of value"* \
+      || "${gh_text}" == *"invalid character"* || "${gh_text}" == *"end of JSON input"* ]]; then
+    # gh read a page that is not JSON (GitHub's recorded 503 is an nginx HTML page sent as
+    # application/json) and printed its parse error, not the page: say the status plainly
+    message="an answer that is not JSON, e.g. an HTML error page; gh does not show it"
+  fi
   if [ -z "${message}" ]; then
     message="${gh_text#gh: }"
   fi
@@ -548,6 +562,15 @@ readonly MAX_RAW_BYTES=$(((MAX_ANSWER_MIB + 1) * 1024 * 1024))
 # builds stays under about 200 MiB (CONTRACT section 22; docs/reference.md).
 readonly MAX_PAGE_VALUES=200000
 readonly MAX_ERROR_BYTES=65536
+# jq: an error page's words — scripts, styles, comments and tags (a cut one too) left out, the
+# common entities read, whitespace folded, at most 200 characters.
+# shellcheck disable=SC2016
+readonly HTML_WORDS='if test("<[A-Za-z!/]") then gsub("[\\r\\n\\t]"; " ")
+  | gsub("<(script|style)\\b.*?(</\\1\\s*>|$)|<!--.*?(-->|$)|<[^>]*(>|$)"; " "; "i")
+  | gsub("&lt;"; "<") | gsub("&gt;"; ">") | gsub("&quot;"; "\"") | gsub("&#39;"; "\u0027")
+  | gsub("&nbsp;"; " ") | gsub("&amp;"; "&") else . end
+  | [splits("\\s+")] | map(select(length > 0)) | join(" ")
+  | if length > 200 then .[0:200] + "..." else . end'
 readonly MAX_RUN_VALUES=400000
 readonly MAX_RUN_BYTES=$((MAX_ANSWER_MIB * 1024 * 1024))
 RUN_VALUES=0

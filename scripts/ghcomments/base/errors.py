@@ -166,10 +166,33 @@ def rate_limit_wait(status: int, headers: Mapping[str, str], body: Any,
     return SECONDARY_LIMIT_DEFAULT_WAIT
 
 
+# Markup in an error page that is not JSON (a proxy's or nginx's 5xx page, GitHub's "unicorn"):
+# scripts and styles whole (an unclosed one to the end), comments, then every tag (a cut one too).
+_MARKUP = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)|<!--.*?(?:-->|$)|<[^>]*(?:>|$)",
+                     re.IGNORECASE | re.DOTALL)
+EXCERPT_CHARS = 200
+
+
+def plain_excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """A short plain-text excerpt of an error body that is not JSON: an HTML page's tags,
+    scripts and styles left out, its entities read, whitespace folded, at most `limit`
+    characters (then "..."). Escaping happens at the output edge, as for any server text."""
+    if re.search(r"<[A-Za-z!/]", text):
+        import html  # only for a page of markup: no import on any other path (section 20)
+
+        text = html.unescape(_MARKUP.sub(" ", text))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rstrip() + "..."
+
+
 def error_from_response(status: int, headers: Mapping[str, str], body: Any,
                         what: str) -> BundleError:
     """Build the typed error for a non-success response; `what` names the request."""
-    message = _message_of(body) or (body if isinstance(body, str) else "")
+    message = _message_of(body)
+    if not message and isinstance(body, str) and body.strip():
+        # not JSON (an HTML page, whatever its content-type says): its words, plainly
+        excerpt = plain_excerpt(body)
+        message = f"(not JSON; the page says: {excerpt})" if excerpt else "(not JSON)"
     # Server text, as facts: the output edge (cli.emit_error) escapes and scrubs it.
     message = " ".join(str(message).split())[:300]
     detail = f"{what}: HTTP {status}" + (f" {message}" if message else "")

@@ -143,10 +143,15 @@ def text_of(resp: Response) -> str:
     raw, resp.body = resp.body, b""
     return raw.decode("utf-8")
 
+# An error body that is not JSON is kept to this many bytes: enough to see past an HTML page's
+# head and styles to its words (base.errors.plain_excerpt shows at most 200 characters).
+ERROR_PAGE_BYTES = 8192
+
+
 def maybe_json(resp: Response) -> Any:
     if json_values_over(resp.body):  # an error's body: its start is all that is shown
-        return resp.body[:300].decode("utf-8", "replace")
-    start = resp.body[:300]
+        return resp.body[:ERROR_PAGE_BYTES].decode("utf-8", "replace")
+    start = resp.body[:ERROR_PAGE_BYTES]
     try:
         return strict_loads(text_of(resp)) if resp.body else None
     except (ValueError, UnicodeDecodeError, RecursionError):

@@ -113,10 +113,24 @@ class Round(Layout, TrackedTimes):
                                  "shows them as <U+XXXX>)")
 
     def note_filtered(self, filtered: Dict[str, Dict[str, int]]) -> None:
-        total = sum(sum(v.values()) for k, v in filtered.items() if k != "edited_no_change")
+        """One warning per reason a count has: the author filters' left-outs, and events of
+        kinds the bundle never returns (`other_kind`: subscribed, referenced, project boards…),
+        which no filter chose."""
+        by_reason: Dict[str, int] = {}
+        for kind, counts in filtered.items():
+            if kind != "edited_no_change":
+                for reason, n in counts.items():
+                    by_reason[reason] = by_reason.get(reason, 0) + n
+        other = by_reason.pop("other_kind", 0)
+        total = sum(by_reason.values())
         if total:
             self.warnings.append(f"{total} item(s) left out by author filters (see "
                                  "filtered_out); the recommended checkpoint moves past them")
+        if other:
+            self.warnings.append(f"{other} event(s) of kinds this bundle does not report "
+                                 "(subscribed, mentioned, referenced, project boards, ...) left "
+                                 "out (filtered_out.events.other_kind); the recommended "
+                                 "checkpoint moves past them")
 
     def same(self, a: Cursors, b: Cursors) -> bool:
         """Two positions are the same on every stream."""

@@ -37,12 +37,21 @@ def sha_of(value: Any, what: str) -> str:
     return value
 
 
+def _commit(raw: Any, what: str) -> Dict[str, Any]:
+    """A pushed commit checked (section 17), its sha a commit's object name: it becomes the
+    head cursor when --max-pages cuts a compare."""
+    ev.check_commit(raw, what)
+    sha_of(raw.get("sha"), what)
+    return raw
+
+
 class PushReader(Stream):
     """Where a pull request's head is and what a move of it pushed (no kind of its own:
     head.py's `HeadStream` is the kind)."""
 
     subject: Optional[Subject] = None
     force_event: Optional[Dict[str, Any]] = None
+    _said: Optional[str] = None  # the last warning on where the head is read from
 
     # -- the head ----------------------------------------------------------------------------
     def _where(self) -> Tuple[Optional[str], Optional[str], str]:
@@ -73,9 +82,8 @@ class PushReader(Stream):
             try:
                 sha, resp = self._ref(hint["repo"], hint["ref"], hint["etag"])
             except (NotFoundError, AuthError, MovedError) as exc:  # a renamed fork: 301
-                self.warnings.append(f"the head branch of {self.label} cannot be read "
-                                     f"({exc.message}); its head is read from the pull "
-                                     "request instead")
+                self._note(f"the head branch of {self.label} cannot be read ({exc.message}); "
+                           "its head is read from the pull request (GET /pulls/N)")
             else:
                 if sha is None:
                     return None, hint, None, True
@@ -110,8 +118,15 @@ class PushReader(Stream):
         return sha, new_hint, date, False
 
     def _note(self, text: str) -> None:
-        if text not in self.warnings:
+        """One warning per read for why the head comes from the pull request: the fallback's
+        own finding (a deleted fork) replaces the probe's, the same one is never said twice
+        (a deleted branch failed both the probe and the fallback's read)."""
+        said = self._said
+        if said is not None and said in self.warnings:
+            self.warnings[self.warnings.index(said)] = text
+        elif text not in self.warnings:
             self.warnings.append(text)
+        self._said = text
 
     def _push(self, old: str, new: str, limit: int) -> Optional[Dict[str, Any]]:
         what = f"commits of {self.label} since {old[:12]}"
@@ -139,7 +154,10 @@ class PushReader(Stream):
             got = data.get("commits")
             if not isinstance(got, list):
                 raise ServerError(f"{what}: malformed response: commits is not a list")
-            commits += [ev.check_commit(c, what) for c in got]
+            if len(got) > PER_PAGE:  # asked for PER_PAGE: GitHub never sends more
+                raise ServerError(f"{what}: malformed response: {len(got)} commits on a page "
+                                  f"of {PER_PAGE}")
+            commits += [_commit(c, what) for c in got]
             count = data.get("total_commits")
             total = count if isinstance(count, int) and not isinstance(count, bool) else None
             if (not got or total is None or len(commits) >= total
@@ -186,7 +204,10 @@ class PushReader(Stream):
             data = self.client.json_of(resp, what, comments=False)
             if not isinstance(data, list):
                 raise ServerError(f"{what}: malformed response: not a list")
-            commits += [ev.check_commit(c, what) for c in data]
+            if len(data) > PER_PAGE:
+                raise ServerError(f"{what}: malformed response: {len(data)} commits on a page "
+                                  f"of {PER_PAGE}")
+            commits += [_commit(c, what) for c in data]
             if not data or not self.client.links(resp).get("next"):
                 break
         newest = commits[-limit:] if limit else []

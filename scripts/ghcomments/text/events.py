@@ -72,7 +72,7 @@ def check_event(raw: Any, what: str) -> Dict[str, Any]:
         raise ServerError(f"{what}: malformed response: event is {_kind(raw.get('event'))}, "
                           "not a string")
     check_text(raw.get("event"), what, "event")
-    check_time(raw.get("created_at"), what, "created_at")
+    check_time(raw.get("created_at"), what, "created_at", required=True)  # cursors compare it
     check_text(raw.get("commit_id"), what, "commit_id")
     check_text(raw.get("lock_reason"), what, "lock_reason")
     for name in ("actor", "assignee", "requested_reviewer", "review_requester"):

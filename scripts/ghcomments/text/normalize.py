@@ -61,12 +61,25 @@ def in_range(value: str) -> bool:
         return False
 
 
-def check_time(value: Any, what: str, field: str) -> Optional[str]:
-    """A string or null; a time outside 1970..9999 is a malformed answer (exit 6)."""
+# A value shaped as a whole ISO timestamp (any number of year digits, a sign): it is a time, and
+# one Python cannot read (year 0000, 10000, month 13) is outside 1970..9999 all the same. Other
+# text in a time field of a comment stays text, escaped where it is shown (section 17).
+_TIME_SHAPED = re.compile(r"[+-]?[0-9]+-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}"
+                          r"(:[0-9]{2}(\.[0-9]+)?)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?")
+
+
+def check_time(value: Any, what: str, field: str, required: bool = False) -> Optional[str]:
+    """A string or null (`required`: a time, never null or other text); a time outside
+    1970..9999 — year 0000 and 10000 among them — is a malformed answer (exit 6)."""
     check_text(value, what, field)
-    if looks_like_time(value) and not in_range(value):
+    readable = looks_like_time(value)
+    if ((readable and not in_range(value))
+            or (not readable and isinstance(value, str) and _TIME_SHAPED.fullmatch(value))):
         raise ServerError(f"{what}: malformed response: {field} {str(value)[:40]!r} is not a "
                           "time in 1970..9999")
+    if required and not readable:
+        raise ServerError(f"{what}: malformed response: {field} {str(value)[:40]!r} is not a "
+                          "time")
     return value
 
 

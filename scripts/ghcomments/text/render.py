@@ -13,8 +13,21 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 
 def _f(value: Any) -> str:
-    """A field for a summary line (None is written "None", as before)."""
+    """A field for a summary line; an absent one (null, as GitHub's older answers leave
+    html_url, author_association, user.type … out) is "(none)", never a literal None."""
+    if value is None:
+        return "(none)"
     return escape_field(value if isinstance(value, str) else str(value))
+
+
+def _url_line(item: Dict[str, Any]) -> str:
+    url = item.get("url")
+    return f"    {_f(url)}" if url else "    (no URL in GitHub's answer)"
+
+
+def _association(item: Dict[str, Any]) -> str:
+    value = item.get("author_association")
+    return f"({_f(value)})" if value else "(association not given)"
 
 
 def _comment_lines(c: Dict[str, Any]) -> List[str]:
@@ -26,19 +39,19 @@ def _comment_lines(c: Dict[str, Any]) -> List[str]:
     if c.get("hidden_characters"):
         flags.append(f"{_f(c['hidden_characters'])} hidden chars shown as <U+…>")
     head = (f"--- comment {_f(c.get('id'))} by {_f(c.get('author') or 'unknown')}"
-            f" ({_f(c.get('author_association') or '?')}) at {_f(c.get('created_at'))}")
+            f" {_association(c)} at {_f(c.get('created_at'))}")
     if flags:
         head += " [" + ", ".join(flags) + "]"
-    lines = [head, f"    {_f(c.get('url'))}"]
+    lines = [head, _url_line(c)]
     lines += ["    " + line for line in body_lines(c.get("body"))]
     return lines
 
 
 def _review_lines(r: Dict[str, Any]) -> List[str]:
     head = (f"--- review {_f(r.get('id'))} {_f(r.get('state'))} by "
-            f"{_f(r.get('author') or 'unknown')} ({_f(r.get('author_association') or '?')}) "
+            f"{_f(r.get('author') or 'unknown')} {_association(r)} "
             f"at {_f(r.get('submitted_at'))}, {_f(r.get('comment_count'))} inline comment(s)")
-    lines = [head, f"    {_f(r.get('url'))}"]
+    lines = [head, _url_line(r)]
     if r.get("body"):
         lines += ["    " + line for line in body_lines(r.get("body"))]
     return lines
