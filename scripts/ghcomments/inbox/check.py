@@ -21,7 +21,6 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..base.errors import BundleError, StateError
 from ..base.interrupt import Interrupted
 from ..round.budget import DEFAULT_MAX_TOTAL, Units, allocate, kept_by_kind, units_of
-from ..round.layouts import SYSTEM_NOTE, THREADS_NOTE
 from ..store import edits, refs
 from ..store.inbox_file import InboxFile, round_entry
 from ..store.state import check_writable
@@ -35,9 +34,6 @@ from .members import (
     select,
     start_members,
 )
-
-# Warnings every pull-request round carries: they alone do not make a quiet round a conversation.
-STANDING_NOTES = (SYSTEM_NOTE, THREADS_NOTE)
 
 
 def check(opts: InboxOptions, wait: Any, options: Any) -> Dict[str, Any]:
@@ -195,7 +191,7 @@ def _write_round(m: Member) -> None:
 def _is_conversation(doc: Dict[str, Any]) -> bool:
     return bool(doc["has_updates"] or doc.get("truncated")
                 or doc.get("more_available") is not False
-                or [w for w in doc.get("warnings") or [] if w not in STANDING_NOTES])
+                or doc.get("warnings"))
 
 
 def _document(sel: Selection, members: List[Member], snapshot_id: str, wait_fields: Any,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
-    from typing import Any, Dict, Optional
+    from typing import Any, Dict, List, Optional
 
     from ..streams.stream import Stream
     from .reading import Cursors, Reading
@@ -53,8 +53,9 @@ class Layout:
         return ("--wait needs a cursor: a stored checkpoint (confirm a check first) or "
                 "--after-comment-id ID (e.g. your own comment, right after posting it)")
 
-    def notes(self) -> None:
-        """Warnings every round of this kind carries."""
+    def notes(self, by_id: Optional[Dict[str, List[Dict[str, Any]]]] = None) -> None:
+        """The round's notes about what its output cannot hold, after a round read, or after
+        a read by id (`by_id`: what that read returned)."""
 
     def on_items(self, reading: Reading) -> None:
         """Runs once per read that returns items (never on a 304 or an idle poll): the place

@@ -134,8 +134,6 @@ class Monitor(Round):
 
 SYSTEM_NOTE = ("REST has no thread resolution state: run get_pr_comments.py for which review "
                "threads are resolved")
-THREADS_NOTE = ("threads holds the resolution state of the returned inline comments' threads "
-                "(GraphQL); get_pr_comments.py lists the pull request's other threads")
 KINDS = ("conversation", "reviews")
 
 
@@ -247,11 +245,16 @@ class PullRequestRound(Round):
         read = self._thread_read
         return read[1] if read is not None and read[0] is reading else []
 
-    def notes(self) -> None:
-        read = self._thread_read
-        note = THREADS_NOTE if read is not None and read[1] is not None else SYSTEM_NOTE
-        if note not in self.warnings:
-            self.warnings.append(note)
+    def notes(self, by_id: Optional[Dict[str, List[Dict[str, Any]]]] = None) -> None:
+        """SYSTEM_NOTE only where inline comments are returned without thread state: the
+        thread query failed, or (a read by id) was not sent (CONTRACT amendments, turn 6)."""
+        if by_id is not None:
+            bare = bool(by_id.get("new_review_comments"))
+        else:
+            read = self._thread_read
+            bare = read is not None and read[1] is None
+        if bare and SYSTEM_NOTE not in self.warnings:
+            self.warnings.append(SYSTEM_NOTE)
 
     def fetch_fields(self, reading: Optional[Reading]) -> Dict[str, Any]:
         """A round read (not a read by id: those carry no thread data) returns `threads`."""

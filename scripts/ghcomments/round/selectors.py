@@ -69,6 +69,7 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
         if selector in ("comment_id", "review_comment_id", "review_id"):
             shown = read_by_id(rnd, selector, int(value or 0))
             previous = rnd.by_id_previous()
+            rnd.notes(shown)
         else:
             rnd.resolve_me()
             previous, hints = rnd.start()
