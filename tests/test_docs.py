@@ -595,3 +595,34 @@ def test_make_lint_fails_on_an_invalid_skill_md(tmp_path, valid):
         assert proc.returncode == 0, proc.stdout + proc.stderr
     else:
         assert proc.returncode != 0 and "must be lowercase" in proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------- one statement per rule
+
+# Whom the end of a conversation counts for (CONTRACT section 21), said once and alike where an
+# agent reads it: the code decides it in round/filters.py (event_reason with ending=...) over
+# text/events.py's ENDINGS.
+ENDING_RULE = "whoever did it, bots too, unless `--ignore-author` names who did it"
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def test_skill_md_and_the_events_page_say_the_codes_one_rule_for_endings():
+    sys.path.insert(0, str(REPO / "scripts"))
+    from ghcomments.round.filters import AuthorFilter
+    from ghcomments.text.events import ENDINGS
+
+    filt = AuthorFilter(humans_only=True, ignore=["alice"])
+    bot, alice = {"author": "ci[bot]", "author_type": "Bot"}, {"author": "alice"}
+    assert {filt.event_reason(bot, ending=True), filt.event_reason(alice, ending=True),
+            filt.event_reason(bot, ending=False)} == {None, "ignore_author", "humans_only"}
+    assert filt.event_reason(bot, ending=True) is None  # --humans-only passes an ending
+    assert filt.event_reason(alice, ending=True) == "ignore_author"  # --ignore-author does not
+    for doc in ("SKILL.md", "docs/edits-and-events.md"):
+        assert ENDING_RULE in _flat(doc_text(doc)), f"{doc} does not say: {ENDING_RULE}"
+    paragraph = next(p for p in doc_text("docs/edits-and-events.md").split("\n\n")
+                     if ENDING_RULE in _flat(p))
+    missing = sorted(k for k in ENDINGS if f"`{k}`" not in paragraph)
+    assert not missing, f"docs/edits-and-events.md's ending rule does not name {missing}"
