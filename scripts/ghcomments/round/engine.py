@@ -308,7 +308,9 @@ class Round(Layout, TrackedTimes):
 
 
     def by_id_previous(self) -> Cursors:
-        return None
+        """A read by id's `previous_checkpoint`: the stored one, read from the state folder
+        (no request), never moved (CONTRACT sections 6, 12)."""
+        return self.cursors_of(self.store.read_checkpoint())
 
     def next_public(self, previous: Cursors, reading: Reading) -> Any:
         return self.public(reading.cursors)

@@ -108,9 +108,6 @@ class Monitor(Round):
         return (_with_events(checkpoint_of(raws[-1]), (previous or {}).get("events"))
                 if raws else self.public(previous))
 
-    def by_id_previous(self) -> Cursors:
-        return self.cursors_of(self.store.read_checkpoint())
-
     def confirm_target(self, upd: Dict[str, Any], through: Optional[int],
                        stored: Cursors) -> Cursors:
         """The snapshot's recommendation, or --through ID (a comment of that snapshot)."""
