@@ -595,3 +595,83 @@ def test_make_lint_fails_on_an_invalid_skill_md(tmp_path, valid):
         assert proc.returncode == 0, proc.stdout + proc.stderr
     else:
         assert proc.returncode != 0 and "must be lowercase" in proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------- one statement per rule
+
+# Whom the end of a conversation counts for (CONTRACT section 21), said once and alike where an
+# agent reads it: the code decides it in round/filters.py (event_reason with ending=...) over
+# text/events.py's ENDINGS.
+ENDING_RULE = "whoever did it, bots too, unless `--ignore-author` names who did it"
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def test_skill_md_and_the_events_page_say_the_codes_one_rule_for_endings():
+    sys.path.insert(0, str(REPO / "scripts"))
+    from ghcomments.round.filters import AuthorFilter
+    from ghcomments.text.events import ENDINGS
+
+    filt = AuthorFilter(humans_only=True, ignore=["alice"])
+    bot, alice = {"author": "ci[bot]", "author_type": "Bot"}, {"author": "alice"}
+    assert {filt.event_reason(bot, ending=True), filt.event_reason(alice, ending=True),
+            filt.event_reason(bot, ending=False)} == {None, "ignore_author", "humans_only"}
+    assert filt.event_reason(bot, ending=True) is None  # --humans-only passes an ending
+    assert filt.event_reason(alice, ending=True) == "ignore_author"  # --ignore-author does not
+    for doc in ("SKILL.md", "docs/edits-and-events.md"):
+        assert ENDING_RULE in _flat(doc_text(doc)), f"{doc} does not say: {ENDING_RULE}"
+    paragraph = next(p for p in doc_text("docs/edits-and-events.md").split("\n\n")
+                     if ENDING_RULE in _flat(p))
+    missing = sorted(k for k in ENDINGS if f"`{k}`" not in paragraph)
+    assert not missing, f"docs/edits-and-events.md's ending rule does not name {missing}"
+
+
+# --------------------------------------------------------------------------- fields on task pages
+
+CODE_SPAN = re.compile(r"`([^`]+)`")  # inline code, possibly across a line break
+FIELD_SPAN = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:: .*)?", re.S)  # a.b, a: x
+JSON_KEY = re.compile(r'"([A-Za-z_]\w*)"\s*:')
+
+
+def _prose(text: str) -> str:
+    """The page without its fenced blocks."""
+    out, fence = [], ""
+    for line in text.splitlines():
+        m = FENCE.match(line)
+        if m and (not fence or (m.group(2).startswith(fence) and not m.group(3))):
+            fence = "" if fence else m.group(2)
+            continue
+        if not fence:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _shown_fields(text: str) -> Set[str]:
+    """The field names a page shows: keys of its JSON examples and of the object shapes its
+    prose writes as `{a, b: …}` (a name right after `{` or a comma; values after `:` are not)."""
+    shown: Set[str] = set()
+    for block in code_blocks(text):
+        if block.lang in ("json", "jsonc"):
+            shown |= set(JSON_KEY.findall("\n".join(block.lines)))
+    for span in CODE_SPAN.findall(_prose(text)):
+        if span.startswith("{") and span.endswith("}"):
+            shown |= set(re.findall(r"[{,]\s*([A-Za-z_]\w*)", span))
+    return shown
+
+
+@pytest.mark.parametrize("page", TASK_PAGES)
+def test_a_task_page_explains_every_field_it_shows(page):
+    """A page an agent reads alone explains each field its examples and shapes show: the name
+    also stands on its own in the prose (`name`, `parent.name` or `name: value`), where the
+    page says what it means. The meaning itself is the reviewer's to judge; an example field the
+    prose never names again is caught here."""
+    text = doc_text(page)
+    named: Set[str] = set()
+    for span in CODE_SPAN.findall(_prose(text)):
+        m = FIELD_SPAN.fullmatch(span)
+        if m:
+            named |= set(m.group(1).split("."))
+    missing = sorted(_shown_fields(text) - named)
+    assert not missing, f"{page} shows fields it never explains: {missing}"

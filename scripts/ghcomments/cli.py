@@ -232,8 +232,11 @@ def run(main: Callable[[List[str]], Any], argv: Optional[Sequence[str]] = None,
             doc, text = result, None
         interrupt.hold()  # the document is whole: a signal now no longer cuts it
         emit(doc, text)
-        for warning in (doc.get("warnings") or []) if isinstance(doc, dict) else []:
-            print(f"warning: {stderr_line(str(warning))}", file=sys.stderr)
+        # stderr repeats the warnings only beside a summary (`text`): a JSON document holds
+        # them already, and agents pay for every line they read (CONTRACT amendments, turn 6)
+        if isinstance(doc, dict) and text is not None:
+            for warning in doc.get("warnings") or []:
+                print(f"warning: {stderr_line(str(warning))}", file=sys.stderr)
         if isinstance(doc, dict) and doc.get("interrupted"):  # a signal before the commit point
             return 143 if doc.get("signal") == "SIGTERM" else 130
         return exit_code(doc) if exit_code else 0

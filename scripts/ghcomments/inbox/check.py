@@ -188,13 +188,10 @@ def _write_round(m: Member) -> None:
     m.rnd.save_check(private, settled)
 
 
-def _is_conversation(doc: Dict[str, Any], rnd: Any) -> bool:
-    """Something to say: news, more to read, or a warning beyond the notes every round of its
-    kinds carries (`Stream.standing`)."""
-    standing = {n for s in rnd.streams.values() for n in s.standing}
+def _is_conversation(doc: Dict[str, Any]) -> bool:
     return bool(doc["has_updates"] or doc.get("truncated")
                 or doc.get("more_available") is not False
-                or [w for w in doc.get("warnings") or [] if w not in standing])
+                or doc.get("warnings"))
 
 
 def _document(sel: Selection, members: List[Member], snapshot_id: str, wait_fields: Any,
@@ -204,7 +201,7 @@ def _document(sel: Selection, members: List[Member], snapshot_id: str, wait_fiel
         if m.error is not None:
             errors.append({"key": m.key, "error": error_json(m.error)})
         elif m.doc is not None:
-            if _is_conversation(m.doc, m.rnd):  # the files hold the whole watermarks, stdout not
+            if _is_conversation(m.doc):  # the files hold the whole watermarks, stdout not
                 conversations.append(edits.summarize(dict(m.doc, key=m.key)))
             else:
                 quiet.append(m.key)

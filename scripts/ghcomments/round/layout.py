@@ -254,13 +254,16 @@ class Layout(Spelling):
         return ("--wait needs a cursor: a stored checkpoint (confirm a check first) or "
                 "--after-comment-id ID (e.g. your own comment, right after posting it)")
 
-    def notes(self) -> None:
-        """Warnings every round of this layout carries (its kinds')."""
+    def notes(self, by_id: Optional[Dict[str, List[Dict[str, Any]]]] = None) -> None:
+        """The round's notes about what its output cannot hold (its kinds'), after a round
+        read, or after a read by id (`by_id`: what that read returned)."""
         for s in self.streams.values():
-            s.notes(self)
+            s.notes(self, by_id)
 
     def by_id_previous(self) -> Cursors:
-        return None
+        """A read by id's `previous_checkpoint`: the stored one, read from the state folder
+        (no request), never moved (CONTRACT sections 6, 12)."""
+        return self.cursors_of(self.store.read_checkpoint())
 
     def next_public(self, previous: Cursors, reading: Reading) -> Any:
         return self.public(reading.cursors)

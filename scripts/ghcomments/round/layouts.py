@@ -66,9 +66,6 @@ class Monitor(Round):
             return self.public(previous)
         return self.public(dict(previous or {}, **{self.primary.kind: checkpoint_of(raws[-1])}))
 
-    def by_id_previous(self) -> Cursors:
-        return self.cursors_of(self.store.read_checkpoint())
-
     def confirm_target(self, upd: Dict[str, Any], through: Optional[int],
                        stored: Cursors) -> Cursors:
         """The snapshot's recommendation, or --through ID (a comment of that snapshot)."""

@@ -53,6 +53,7 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
         if any(selector in s.by_id for s in rnd.streams.values()):
             shown = read_by_id(rnd, selector, int(value or 0))
             previous = rnd.by_id_previous()
+            rnd.notes(shown)
         else:
             rnd.resolve_me()
             previous, hints = rnd.start()

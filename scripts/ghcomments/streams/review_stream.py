@@ -39,8 +39,6 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 SYSTEM_NOTE = ("REST has no thread resolution state: run get_pr_comments.py for which review "
                "threads are resolved")
-THREADS_NOTE = ("threads holds the resolution state of the returned inline comments' threads "
-                "(GraphQL); get_pr_comments.py lists the pull request's other threads")
 
 
 class ReviewStream(Stream):
@@ -50,7 +48,6 @@ class ReviewStream(Stream):
     by_id = ("review_comment_id", "review_id")
     shown = ("new_reviews", "new_review_comments")
     cleared = {"threads": []}
-    standing = (SYSTEM_NOTE, THREADS_NOTE)
 
     valid_cursor = staticmethod(records.review_cursor)
 
@@ -323,11 +320,16 @@ class ReviewStream(Stream):
         read = self._thread_read
         return read[1] if read is not None and read[0] is reading else []
 
-    def notes(self, rnd: Any) -> None:
-        read = self._thread_read
-        note = THREADS_NOTE if read is not None and read[1] is not None else SYSTEM_NOTE
-        if note not in self.warnings:
-            self.warnings.append(note)
+    def notes(self, rnd: Any, by_id: Optional[Dict[str, List[Dict[str, Any]]]]) -> None:
+        """SYSTEM_NOTE only where inline comments are returned without thread state: the
+        thread query failed, or (a read by id) was not sent (CONTRACT amendments, turn 6)."""
+        if by_id is not None:
+            bare = bool(by_id.get("new_review_comments"))
+        else:
+            read = self._thread_read
+            bare = read is not None and read[1] is None
+        if bare and SYSTEM_NOTE not in self.warnings:
+            self.warnings.append(SYSTEM_NOTE)
 
     def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
         return {"threads": self.threads_of(reading)}

@@ -157,7 +157,6 @@ class Stream:
     by_id: Tuple[str, ...] = ()  # the reads by id it serves (get_latest_comments.py)
     shown: Tuple[str, ...] = ()  # the document lists of its items (`new_...`), in order
     cleared: Dict[str, Any] = {}  # its other document fields, as an interrupted command has them
-    standing: Tuple[str, ...] = ()  # notes its rounds carry: alone, they are no news (inbox)
 
     HOOKS = ("same", "key", "valid_cursor", "applied", "valid_hint", "hint_matches", "read",
              "present", "cursor_after")
@@ -291,8 +290,9 @@ class Stream:
     def on_items(self, rnd: Any, reading: Any) -> None:
         """Once per read that returns items (never on an idle poll)."""
 
-    def notes(self, rnd: Any) -> None:
-        """Warnings every document of a round with this kind carries."""
+    def notes(self, rnd: Any, by_id: Optional[Dict[str, List[Dict[str, Any]]]]) -> None:
+        """Notes on what the output cannot hold, after a round read or (`by_id`: what it
+        returned) a read by id."""
 
     def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
         """What a round's document gains from this kind beside its `shown` lists."""
