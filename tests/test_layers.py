@@ -76,6 +76,17 @@ def test_an_import_circle_in_one_floor_fails(tree: Path):
                    "ghcomments.store.edits"]
 
 
+def test_a_lazy_import_that_closes_a_circle_fails(tree: Path):
+    # records imports edits at module level; a lazy import back inside a function is a circle
+    path = tree / "scripts/ghcomments/store/edits.py"
+    path.write_text(path.read_text() + "\n\ndef _late():\n    from . import records\n"
+                    "    return records\n")
+    code, out = run(tree)
+    assert code == 1
+    assert out == ["import circle: ghcomments.store.edits -> ghcomments.store.records -> "
+                   "ghcomments.store.edits"]
+
+
 def test_an_entry_script_that_reaches_past_the_face_fails(tree: Path):
     path = tree / "scripts/check_issue_updates.py"
     path.write_text(path.read_text().replace("import github_issue_comments as gic",

@@ -3,10 +3,10 @@
 
 The package is built in floors, bottom to top: base, text, net, store, streams, round, inbox,
 and the package's own top-level modules (cli, preflight, writer). A module may import its own
-folder and the folders below it, never one above; no two modules import each other in a circle
-(imports run at module load; an import inside a function is a later, lazy load and may only
-point down too); the entry scripts import only the face, scripts/github_issue_comments.py; and
-no module below the top reads an argparse Namespace (the typed options are built at the edge).
+folder and the folders below it, never one above; no two modules import each other in a circle,
+at module load or lazily (an import inside a function is a later load: it may only point down
+too, and closes a circle as any import does); the entry scripts import only the face,
+scripts/github_issue_comments.py; and no module below the top reads an argparse Namespace (the typed options are built at the edge).
 
     python3 tools/check_layers.py [--root DIR]
 
@@ -116,7 +116,7 @@ def check(root: Path) -> List[str]:
         tree = ast.parse(path.read_text(), str(path))
         here = floor_of(name)
         rel = path.relative_to(root)
-        for target, line, top in imports_of(tree, name, path.name == "__init__.py"):
+        for target, line, _top in imports_of(tree, name, path.name == "__init__.py"):
             there = floor_of(target)
             if there is None or here is None:
                 continue
@@ -124,7 +124,7 @@ def check(root: Path) -> List[str]:
                 problems.append(f"{rel}:{line}: imports {target} from a higher floor "
                                 f"({FLOORS[there] or 'the top'} above "
                                 f"{FLOORS[here] or 'the top'})")
-            if top and target in graph and target != name:
+            if target in graph and target != name:  # lazy imports too: no circle at all
                 graph[name].add(target)
         if here is not None and here < len(FLOORS) - 1 and name not in NAMESPACE_NOT_YET:
             for line in reads_namespace(tree):
@@ -143,7 +143,8 @@ def check(root: Path) -> List[str]:
 
 
 def circles(graph: Dict[str, Set[str]]) -> List[List[str]]:
-    """Every circle of module-level imports, once each (Tarjan's strongly connected parts)."""
+    """Every circle of imports (module-level and lazy), once each (Tarjan's strongly
+    connected parts)."""
     index: Dict[str, int] = {}
     low: Dict[str, int] = {}
     stack: List[str] = []
