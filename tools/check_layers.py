@@ -6,7 +6,8 @@ and the package's own top-level modules (cli, preflight, writer). A module may i
 folder and the folders below it, never one above; no two modules import each other in a circle,
 at module load or lazily (an import inside a function is a later load: it may only point down
 too, and closes a circle as any import does); the entry scripts import only the face,
-scripts/github_issue_comments.py; and no module below the top reads an argparse Namespace (the typed options are built at the edge).
+scripts/github_issue_comments.py; and no module below the top reads an argparse Namespace (the
+typed options are built at the edge).
 
     python3 tools/check_layers.py [--root DIR]
 
