@@ -192,7 +192,7 @@ def test_an_update_answered_without_issue_url_names_no_issue_it_does_not_know(is
     assert "issue_url" in warning and "handoff.number and handoff.fetch are null" in warning
     assert (f"python3 scripts/get_latest_comments.py --repo {REPOSITORY} --issue N "
             f"--comment-id {cid}") in warning
-    assert f"warning: {warning}" in r.stderr
+    assert "warning:" not in r.stderr  # the JSON holds it (amendments, turn 6)
     assert [q.method for q in issue.requests] == ["PATCH"]
 
 
