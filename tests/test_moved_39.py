@@ -206,6 +206,9 @@ def test_a_round_that_stored_moved_to_sends_nothing_on_idle_polls(issue, agent):
         assert r.json["state"]["moved_to"] == moved_to
         assert statuses(issue) == [] and r.json["requests"] == 0, paths(issue)
         assert moved_warnings(r.json), r.json["warnings"]
+    r = agent.check(FLAG, "--wait", 1, "--poll-interval", 5)  # a wait costs nothing either
+    assert r.code == 0 and r.json["has_updates"] is False, r
+    assert statuses(issue) == [] and r.json["state"]["moved_to"] == moved_to
 
 
 def test_a_renamed_repository_with_the_flag_is_moved_to_and_then_quiet(pr, pagent):
