@@ -23,7 +23,8 @@ edit_review_comment delete_review_comment dismiss_review create_review resolve_t
 unresolve_thread review_ids review_comment_ids get_review``; issue events ``add_event
 close_issue reopen_issue merge_pull lock_issue unlock_issue rename_issue add_label
 remove_label assign unassign set_milestone request_review remove_review_request set_draft
-change_base delete_head_ref restore_head_ref transfer_issue event_ids``; heads ``push gc
+change_base delete_head_ref restore_head_ref transfer_issue event_ids``; repositories
+``rename_repo``; heads ``push gc
 delete_head_repo``; CI checks (section 23, ``checks.py``) ``pull_head add_check_run
 start_check_run set_check_run_status complete_check_run rerun_check_run check_run_ids
 get_check_run set_commit_status set_mergeability recompute_mergeability forbid_checks
@@ -74,7 +75,8 @@ What it does as GitHub does (see the tests for each):
   GitHub's event and apply its effect (state, state_reason, closed_by, merged, merged_at,
   merged_by, draft, locked, title, labels, assignees, milestone, requested reviewers, base);
   ``merge_pull`` records ``merged`` then ``closed`` in one second; ``dismiss_review`` records
-  ``review_dismissed``. ``transfer_issue``: the old issue paths answer 301 with ``Location``.
+  ``review_dismissed``. ``transfer_issue``: the old issue paths answer 301 with ``Location``;
+  ``rename_repo``: the old ``/repos/O/R/…`` paths answer 301 to ``/repositories/{id}/…``.
 - Heads: each PR has commits (oldest first) on its head branch. ``push`` fast-forwards (no
   event) or force-pushes (``head_ref_force_pushed``, commit_id null), moves ``head.sha`` and
   the branch (``GET /git/ref/heads/REF``, ETag), and outdates the threads on

@@ -399,6 +399,7 @@ class Store:
         self.users: dict[str, User] = {}
         self.repos: dict[tuple[str, str], Repo] = {}
         self.repos_by_id: dict[int, Repo] = {}
+        self.renamed: dict[tuple[str, str], Repo] = {}  # an old full name -> the repository
         self.comments: dict[int, Comment] = {}
         self.reviews: dict[int, Review] = {}
         self.review_comments: dict[int, ReviewComment] = {}

@@ -845,6 +845,32 @@ def moved_issue(req: Req):
     return Resp(status, data, {"location": location})
 
 
+def renamed_repo(req: Req):
+    """A 301 (307 for a write) for a path under a repository's old name, or None. GitHub
+    answers a renamed (or transferred) repository's old ``/repos/OWNER/NAME`` with
+    ``Location: {api}/repositories/{id}`` (recorded: PyGithub's
+    testGetRepositoryWith301Redirect, octokit's rename-repository, a 301 that costs a point);
+    below it the rest of the path and the query are kept (assumed: no recording shows a
+    sub-path)."""
+    found = re.match(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)(?P<rest>/.*)?$", req.path)
+    if not found:
+        return None
+    g = found.groupdict()
+    owner, name = unquote(g["owner"]).lower(), unquote(g["repo"]).lower()
+    if req.store.find_repo(owner, name) is not None:
+        return None
+    repo = req.store.renamed.get((owner, name))
+    if repo is None or (repo.private and req.token is None):
+        return None
+    query = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in req.query.items())
+    location = (f"{req.api}/repositories/{repo.id}{g['rest'] or ''}"
+                + (f"?{query}" if query else ""))
+    status = 301 if req.method in ("GET", "HEAD") else 307
+    data = {"message": "Moved Permanently", "url": location,
+            "documentation_url": "https://docs.github.com/v3/#http-redirects"}
+    return Resp(status, data, {"location": location})
+
+
 def branches(req: Req, g) -> dict | None:
     """The branches the fake knows of one repository (stored, or a PR's fork): ref ->
     (Repo, sha); None when no such repository is visible. A branch is a PR's head (not

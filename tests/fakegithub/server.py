@@ -1118,6 +1118,24 @@ class FakeGitHub(ChecksMixin):
             target.issues[new_number] = issue
             return new_number
 
+    def rename_repo(self, owner: str, name: str, new_name: str,
+                    new_owner: str | None = None) -> int:
+        """Rename (or, with ``new_owner``, transfer) a repository; returns its id. Every REST
+        read under the old ``/repos/OWNER/NAME`` then answers 301 with ``Location`` at
+        ``/repositories/{id}`` and the rest of the path (a write: 307)."""
+        with self._lock:
+            repo = self.store.repo_or_raise(owner, name)
+            to_owner = new_owner or repo.owner.login
+            if self.store.find_repo(to_owner, new_name) is not None:
+                raise ValueError(f"repository {to_owner}/{new_name} already exists")
+            del self.store.repos[(repo.owner.login.lower(), repo.name.lower())]
+            self.store.renamed[(owner.lower(), name.lower())] = repo
+            if new_owner:
+                repo.owner = self.store.user(new_owner)
+            repo.name = new_name
+            self.store.repos[(to_owner.lower(), new_name.lower())] = repo
+            return repo.id
+
     def push(self, owner: str, name: str, number: int, count: int = 1,
              messages: list | None = None, author: str | None = "octocat",
              author_type: str = "User", committed_at=None, force: bool = False,
@@ -1449,7 +1467,7 @@ class FakeGitHub(ChecksMixin):
             store=self.store,
             fake=self,
         )
-        resp = rest.moved_issue(req)  # a transferred issue's old paths redirect
+        resp = rest.renamed_repo(req) or rest.moved_issue(req)  # old paths redirect
         if resp is None:
             resp = func(req, groups) if func is not None else rest.not_found()
         out_headers = {**base, **{k.lower(): v for k, v in resp.headers.items()}}

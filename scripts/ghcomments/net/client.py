@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
 MAX_ATTEMPTS = 3
+# where a moved repository or issue is read from now on: a path GitHub writes (turn 6)
+RELOCATION = re.compile(r"(?:repositories/[0-9]{1,20}|repos/[A-Za-z0-9-]{1,39}/"
+                        r"(?!\.\.?/|\.\.?$)[A-Za-z0-9._-]{1,100})(?:/issues/[0-9]{1,20})?")
 RETRY_STATUSES = (502, 503, 504)
 BACKOFF = (0.5, 1.0)
 
@@ -98,6 +101,10 @@ class GitHubClient:
         # --include-events (section 21): no read of a round follows a redirect (a transferred
         # issue's 301 is reported as `moved_to`)
         self.follow_redirects = True
+        # a moved repository or issue (turn 6): a round's own path (`scopes`, set by each
+        # round) that GitHub redirected, and where to: later reads go straight there
+        self.scopes: List[str] = []
+        self.relocations: Dict[str, str] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -106,10 +113,40 @@ class GitHubClient:
             self._warn(message)
 
     def url(self, path: str, params: Optional[Dict[str, Any]] = None) -> str:
+        if "://" not in path and self.relocations and self.follow_redirects:
+            path = self.relocated(path)
         url = path if "://" in path else f"{self.base}/{path.lstrip('/')}"
         if params:
             url += ("&" if "?" in url else "?") + urlencode(params)
         return url
+
+    def relocated(self, path: str) -> str:
+        """`path` under the longest relocated scope it lies in, moved to its new place."""
+        bare = path.lstrip("/")
+        low = bare.lower()
+        for scope in sorted(self.relocations, key=len, reverse=True):
+            if low == scope or low.startswith(scope + "/") or low.startswith(scope + "?"):
+                return self.relocations[scope] + bare[len(scope):]
+        return path
+
+    def _learn(self, asked: str, answered: str) -> None:
+        """A redirect followed from `asked` to `answered` (both on the API's origin): when
+        `asked` lies under a round's scope and `answered` ends with the same rest of the path,
+        the scope's new place is recorded."""
+        prefix = self.base + "/"
+        if not (asked.startswith(prefix) and answered.startswith(prefix)):
+            return
+        old = split_url(asked).path[len(split_url(prefix).path):]
+        new = split_url(answered).path[len(split_url(prefix).path):]
+        for scope in sorted(self.scopes, key=len, reverse=True):
+            if old.lower() == scope or old.lower().startswith(scope + "/"):
+                rest = old[len(scope):]
+                if rest and not new.endswith(rest):
+                    return
+                target = new[:len(new) - len(rest)] if rest else new
+                if RELOCATION.fullmatch(target):
+                    self.relocations[scope] = target
+                return
 
     def _check_origin(self, url: str, what: str) -> None:
         # origin_of is None for a URL that does not parse (a bad port or host): refused too.
@@ -148,6 +185,7 @@ class GitHubClient:
             body = text.encode("utf-8")
             headers["Content-Type"] = "application/json; charset=utf-8"
         idempotent = method in ("GET", "HEAD") if retry is None else retry
+        asked = url
         attempt = 0
         rate_waited = False
         redirects = 0
@@ -182,6 +220,8 @@ class GitHubClient:
             if 200 <= resp.status < 300 or resp.status == 304:
                 if resp.redirected and not self.follow_redirects:  # gh followed it itself
                     raise self._moved(what, url, resp.url, 301)
+                if (redirects or resp.redirected) and self.scopes:
+                    self._learn(asked, resp.url if resp.redirected else url)
                 return resp
             data = self._maybe_json(resp)
             wait = rate_limit_wait(resp.status, resp.headers, data)

@@ -28,6 +28,7 @@ from ..store.state import SCHEMA_VERSION, StateStore
 from ..streams.stream import Batch, Stream
 from ..text import normalize
 from ..text.normalize import now_iso
+from . import relocation
 from .filters import whoami
 from .hints import HintCache
 from .layout import Layout
@@ -68,6 +69,7 @@ class Round(Layout, TrackedTimes):
         self.read_at: Optional[str] = None        # the `Date` of this read's first answer
         self.tracked_since_fallback = False  # tracked_since from saved_at (an older checkpoint)
         self.moved_to: Optional[str] = None  # section 21: where a redirect said it went
+        self.relocation: Optional[Dict[str, Any]] = None  # turn 6: where it is read now
         for stream in self.streams.values():
             if stream.flag is not None:  # a flagged kind reads only with its flag
                 stream.active = bool(getattr(options, stream.flag, False))
@@ -156,7 +158,9 @@ class Round(Layout, TrackedTimes):
                 "last_comment_id": after_comment_id,
                 "last_comment_created_at": conv.get("last_comment_created_at") if same
                 else None}})
-        return cursors, self.hints.load(cursors)
+        hints = self.hints.load(cursors)
+        relocation.install(self)  # a moved repository or issue: read at its new place
+        return cursors, hints
 
     def empty_reading(self, previous: Cursors) -> Reading:
         prev = previous or {}
@@ -170,6 +174,15 @@ class Round(Layout, TrackedTimes):
         batches: Dict[str, Batch] = {}
         self.client.first_date = None  # read_at: this read's first answer
         news = False
+        prev = previous or {}
+        gone = next((w for k, s in self.streams.items() for w in [s.moved_to(self, prev.get(k))]
+                     if w), None)
+        if gone:  # a moved round sends nothing on its polls (turn 6)
+            self.moved_to = gone
+            reading = self.present({k: Batch(k, cursor=prev.get(k), hint=hints.get(k),
+                                             more_available=False) for k in self.streams})
+            reading.moved = False
+            return reading
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
             stream.before_read(self, previous, batches)
@@ -188,6 +201,7 @@ class Round(Layout, TrackedTimes):
                     cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
                     o.reveal_hidden)
             batches[kind] = batch
+        relocation.after_read(self)
         reading = self.present(batches)
         reading.moved = news
         if reading.returned and hook:  # the inbox runs it after --max-total's cut

@@ -30,6 +30,7 @@ class HintCache:
         self.streams = streams
         self.warnings = warnings
         self.loaded: Dict[str, Optional[Dict[str, Any]]] = {}
+        self.moved: Optional[Dict[str, Any]] = None  # a relocation learned (relocation.py)
 
     def load(self, cursors: Cursors) -> Dict[str, Optional[Dict[str, Any]]]:
         """The stored hint of each stream measured for its cursor in `cursors`."""
@@ -56,14 +57,16 @@ class HintCache:
     def save(self, pairs: Pairs) -> None:
         """Store hint per stream for its cursor (the caller holds the lock): first in its
         list, replacing one for the same cursor; only when something changes."""
-        if not pairs:
+        if not pairs and self.moved is None:
             return
         stored, _problem = self.store.read_hints()
         out: Dict[str, List[Dict[str, Any]]] = {}
-        changed = False
+        changed = self.moved is not None and self.moved != self.store.moved
+        if changed:
+            self.store.moved = self.moved
         for kind, stream in self.streams.items():
             old = [h for h in stored.get(kind, []) if stream.valid_hint(h)]
-            if kind not in pairs:
+            if kind not in (pairs or {}):
                 out[kind] = old[:HINTS_KEPT]
                 continue
             cursor, hint = pairs[kind]

@@ -425,6 +425,7 @@ class StateStore:
         # round's kinds, or store/following.py's caller's); a store without one reads no
         # checkpoint
         self.spelling: Any = None
+        self.moved: Any = None  # the hints file's `moved` (a moved repository or issue)
         self._locked = False
 
     # -- identity --------------------------------------------------------------------------
@@ -488,6 +489,7 @@ class StateStore:
             doc = read_json(self.paths.hints, "hints file")
         except StateError as exc:
             return {}, f"{exc.message}: ignored (it is a cache, rebuilt on the next write)"
+        self.moved = None
         if doc is None:
             return {}, None
         hints, repo, host = doc.get("hints"), doc.get("repository"), doc.get("api_host")
@@ -498,13 +500,15 @@ class StateStore:
                     and (not isinstance(host, str) or host.lower() != self.api_host.lower()))):
             return {}, (f"hints file {self.paths.hints} is of another shape or belongs to "
                         "another issue: ignored (a cache, rebuilt on the next write)")
+        self.moved = doc.get("moved")  # checked by its reader (round/relocation.py)
         return {k: v for k, v in hints.items() if isinstance(v, list)}, None
 
     def write_hints(self, hints: Dict[str, Any]) -> None:
-        self._write(self.paths.hints, self._stamped({"schema_version": SCHEMA_VERSION,
-                                                     "repository": self.repository,
-                                                     self.identity: self.issue,
-                                                     "hints": hints}))
+        doc = {"schema_version": SCHEMA_VERSION, "repository": self.repository,
+               self.identity: self.issue, "hints": hints}
+        if self.moved is not None:
+            doc["moved"] = self.moved
+        self._write(self.paths.hints, self._stamped(doc))
 
     # -- locking and writing ---------------------------------------------------------------
     @contextlib.contextmanager

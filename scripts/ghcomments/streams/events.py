@@ -139,6 +139,17 @@ class EventsStream(EventList):
         rnd.moved_to = location
         return was != location
 
+    def moved_to(self, rnd: Any, cursor: Any) -> Optional[str]:
+        """With the flag, a stored `moved_to` (turn 6): the round says where it went and
+        sends nothing; --unfollow, or a --follow of the new place, is the user's move."""
+        if not self.active or not isinstance(cursor, dict):
+            return None
+        where = (cursor.get("state") or {}).get("moved_to")
+        if where:
+            warn_once(rnd, f"{rnd.repository}#{rnd.number} has moved to {where}: nothing is "
+                      "read here any more; --unfollow it, or follow it at its new place")
+        return where or None
+
     def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
         """The document's `events`, `event_count` and `state` with the flag."""
         if not self.active:

@@ -287,6 +287,11 @@ class Stream:
         record it, else whether the news is new."""
         return None
 
+    def moved_to(self, rnd: Any, cursor: Any) -> Optional[str]:
+        """Where the stored cursor says the round went (a redirect recorded before): then
+        nothing is read on its polls. None: read as usual."""
+        return None
+
     def on_items(self, rnd: Any, reading: Any) -> None:
         """Once per read that returns items (never on an idle poll)."""
 
