@@ -295,7 +295,7 @@ class HeadStream(PushReader):
         """(why the push is left out or None, the commits it shows). Without a force push
         it is left out only when the filters leave out every new commit's author. A force
         push is judged by its actor; one left out still shows each commit pushed after it
-        (committed at or after the force push's event) whose author the filters keep
+        (committed after the force push's event's second) whose author the filters keep
         (CONTRACT amendments, turn 6: "whose push is left out")."""
         commits = push["commits"]
         if self.push_reason is None:
@@ -308,7 +308,8 @@ class HeadStream(PushReader):
 
             def pushed_after(commit: Dict[str, Any]) -> bool:  # unknown times hide nothing
                 when = parse_time(ev.push_commit(commit)["committed_at"])
-                return since is None or when is None or when >= since
+                return since is None or when is None or when > since  # a rebase pushed
+                # within its second is the force push's own
 
             after = [c for c in commits if pushed_after(c)
                      and self.push_reason(ev.commit_author(c)) is None]
