@@ -212,6 +212,9 @@ class Track:
             assert bh == ah, f"a check without {EVENTS} moved the head cursor: {bh} -> {ah}"
             return
         assert ah is not None, f"a flagged confirmed PR snapshot recorded no head: {acp}"
+        assert "handled_head" not in acp, f"handled_head kept beside the head: {acp}"
+        if bh is None and bcp is not None:  # the first ask: from the head when handled
+            bh = self.handled_head(bcp)
         if bh is None:  # the cursor is set: no plain push is reported
             if shown is not None:
                 kinds = [e["event"] for e in doc["events"]]
@@ -256,6 +259,17 @@ class Track:
         if not force:
             shas = [s for m in moves for s in m["shas"]]
             assert [c["sha"] for c in shown["commits"]] == shas, (shown, moves)
+
+    def handled_head(self, cp):
+        """Where a first ask's pushes start (CONTRACT amendments, turn 6): the checkpoint's
+        `handled_head`, else the commit of its newest handled review, else None."""
+        handled = cp.get("handled_head")
+        if handled is not None:
+            assert handled["sha"] in self.heads, handled
+            return handled["sha"]
+        last = ((cp.get("reviews") or {}).get("last_review_id")) or 0
+        review = self.fake.store.reviews.get(last)
+        return review.commit_id if review is not None else None
 
     def real_state(self):
         issue = self.issue()
@@ -643,6 +657,30 @@ class PullRequestEventsOracle(EventsOracle):
           old=st.booleans(), by=st.sampled_from([None, "alice", BOT]))
     def push(self, count, who, force, old, by):
         push(self.fake, self.track, count, who, force, old, by)
+
+    @precondition(lambda self: not Track.head_cursor(self._cp(self._checkpoint())))
+    @rule(count=st.integers(1, 3), who=st.sampled_from(["alice", BOT]),
+          reviewed=st.booleans())
+    def handled_without_the_flag_then_pushed(self, count, who, reviewed):
+        """A round handled without the flag (carol's review with an inline comment first,
+        sometimes), then pushes, then the first flagged check: every push after the handled
+        head is reported once (the oracle: `handled_head`)."""
+        if self.track.issue().pull.merged:
+            return
+        if reviewed:
+            self.submitted("CHANGES_REQUESTED", 1, user="carol")
+        a = self.agent()
+        r = self.run_check(a, "--limit", 100, "--max-pages", 50, *self.flags(False))
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
+        self.push(count, who, False, False, None)
+        r = self.run_check(a, "--limit", 100, "--max-pages", 50, *self.flags())
+        before = self._checkpoint()
+        c = a.confirm(r.json["snapshot_id"])
+        assert c.code == 0, c
+        self.took(r.json, before)
 
     @rule(count=st.integers(1, 2), who=st.sampled_from(["alice", BOT]))
     def push_between_check_and_confirm(self, count, who):

@@ -182,6 +182,7 @@ class GPullRequest:
         self.authorAssociation = i.association
         self.baseRefName = pull.base_ref
         self.headRefName = pull.head_ref
+        self.headRefOid = pull.head_sha
         self.isDraft = pull.draft
         self.createdAt = i.created_at
         self.updatedAt = i.updated_at

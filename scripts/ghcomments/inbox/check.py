@@ -144,10 +144,10 @@ def _commit(sel: Selection, live: List[Member], snapshot_id: str) -> Tuple[List[
                 continue
             _write_round(m)
             previous = m.rnd.public(m.previous) if m.rnd.had_checkpoint else None
+            target = m.rnd.from_public(m.doc["recommended_checkpoint"])
             entries.append(round_entry(m.key, m.doc["snapshot_id"], previous,
-                                       m.doc["recommended_checkpoint"],
-                                       m.rnd.times(m.rnd.from_public(
-                                           m.doc["recommended_checkpoint"]))))
+                                       m.doc["recommended_checkpoint"], m.rnd.times(target),
+                                       m.rnd.snapshot_recorded(target)))
         if entries:
             inbox.add({"snapshot_id": snapshot_id, "retrieved_at": now_iso(),
                        "rounds": entries})

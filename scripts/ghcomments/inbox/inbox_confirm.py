@@ -50,7 +50,8 @@ def _rounds(snap: Dict[str, Any], picked: List[str], api_url: str, where: StateL
 def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
     """One round (its lock held); True when its checkpoint was written."""
     store = rnd.store
-    stored = rnd.cursors_of(store.read_checkpoint())
+    cp = store.read_checkpoint()
+    stored = rnd.cursors_of(cp)
     target = rnd.from_public(entry["recommended_checkpoint"])
     written = False
     if not already_applied(rnd, stored, target, moved_on=True):
@@ -62,7 +63,8 @@ def _confirm_round(entry: Dict[str, Any], rnd: Any) -> bool:
         validate(rnd, target, "the inbox file")
         forward_only(rnd, stored, target, False)
         # the first rename: the commit point
-        store.write_checkpoint(checkpoint_doc(rnd, target, entry, entry.get("snapshot_id")))
+        store.write_checkpoint(checkpoint_doc(rnd, target, entry, entry.get("snapshot_id"),
+                                              cp, entry.get("recorded")))
         written = True
     try:
         upd = store.read_updates()

@@ -46,10 +46,14 @@ CONFIRMED = "confirmed_snapshot_id"
 
 def checkpoint_doc(rnd: Round, cursors: Dict[str, Any],
                    times: Optional[Dict[str, Any]] = None,
-                   snapshot_id: Optional[str] = None) -> Dict[str, Any]:
+                   snapshot_id: Optional[str] = None, stored: Optional[Dict[str, Any]] = None,
+                   fresh: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The checkpoint file at `cursors`: `times` (read_at, tracked_since) copied; the kinds'
+    top-level fields from the `stored` checkpoint and the read written from (`fresh`)."""
     doc = {"schema_version": SCHEMA_VERSION, "repository": rnd.repository,
            rnd.label: rnd.number}
     doc.update(rnd.checkpoint_fields(cursors))
+    doc.update(rnd.recorded_fields(stored, fresh, cursors))
     doc["saved_at"] = now_iso()
     if isinstance(snapshot_id, str):
         doc[CONFIRMED] = snapshot_id
@@ -119,7 +123,8 @@ def advance(rnd: Round, target: Dict[str, Any], hints: Dict[str, Any], force: bo
         written = not rnd.same(stored, target)
         if written:
             forward_only(rnd, stored, target, force)
-            rnd.store.write_checkpoint(checkpoint_doc(rnd, target, rnd.times(target)))
+            rnd.store.write_checkpoint(checkpoint_doc(rnd, target, rnd.times(target), None,
+                                                      cp, rnd.recorded_now()))
         rnd.hints.save(rnd.hints.matching(target, hints))
     return written
 
@@ -161,7 +166,7 @@ def confirm(rnd: Round, snapshot_id: Optional[str], through: Optional[int],
                                   rnd.describe(snap_prev), rnd.describe(stored))
                 forward_only(rnd, stored, target, force)
                 rnd.store.write_checkpoint(checkpoint_doc(rnd, target, upd,
-                                                          upd.get("snapshot_id")))
+                                                          upd.get("snapshot_id"), cp, upd))
             after = rnd.cursors_of(rnd.store.read_checkpoint())
             rnd.hints.save(rnd.hints.matching(after, upd.get("poll_hint")))
     except Interrupted as stop:

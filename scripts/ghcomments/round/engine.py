@@ -70,6 +70,7 @@ class Round(Layout, TrackedTimes):
         self.tracked_since_fallback = False  # tracked_since from saved_at (an older checkpoint)
         self.moved_to: Optional[str] = None  # section 21: where a redirect said it went
         self.relocation: Optional[Dict[str, Any]] = None  # turn 6: where it is read now
+        self.stored_recorded: Dict[str, Any] = {}  # the kinds' top-level fields start() found
         for stream in self.streams.values():
             if stream.flag is not None:  # a flagged kind reads only with its flag
                 stream.active = bool(getattr(options, stream.flag, False))
@@ -150,6 +151,7 @@ class Round(Layout, TrackedTimes):
             self.warnings.append(f"poll hints inside {self.store.paths.checkpoint} (an older "
                                  "version's) are ignored; the next checkpoint write drops them")
         cursors = self.cursors_of(cp)
+        self.stored_recorded = self.recorded_of(cp)
         self.tracked_since = self.tracked_since_of(cp, cursors)
         if after_comment_id is not None:
             conv = (cursors or {}).get(self.primary.kind)
@@ -221,6 +223,17 @@ class Round(Layout, TrackedTimes):
             if news is not None:
                 return news
         raise exc
+
+    def recorded_now(self) -> Dict[str, Any]:
+        """What this command's reads showed of the kinds' top-level fields."""
+        out: Dict[str, Any] = {}
+        for stream in self.streams.values():
+            out.update(stream.recorded_now(self))
+        return out
+
+    def snapshot_recorded(self, cursors: Cursors) -> Dict[str, Any]:
+        """The kinds' top-level fields a snapshot at `cursors` carries to its confirm."""
+        return self.recorded_fields(self.stored_recorded, self.recorded_now(), cursors)
 
     def on_items(self, reading: Reading) -> None:
         """Once per read that returns items (never on a 304 or an idle poll): each kind's
@@ -347,6 +360,7 @@ class Round(Layout, TrackedTimes):
         private = dict(doc, schema_version=SCHEMA_VERSION,
                        poll_hint={k: h for k, h in final_hints.items() if h is not None})
         private.update(self.times(cursors))  # section 19 turn 5: never compared
+        private.update(self.snapshot_recorded(cursors))  # the kinds' top-level fields
         if after_comment_id is not None:
             private["after_comment_id"] = after_comment_id  # not the checkpoint's cursor
             private["had_checkpoint"] = self.had_checkpoint  # none: the confirm writes the first

@@ -127,6 +127,24 @@ class Spelling:
                    if next(kind for _p, kind in self._placed() if kind.kind == k).flag is None}
         return edits.summarize(self._spelled(cursors, files=True))
 
+    # -- the kinds' top-level fields (`Stream.recorded`): copied by writes, never compared ------
+    def recorded_of(self, doc: Any) -> Dict[str, Any]:
+        """The kinds' top-level fields as `doc` holds them (a checkpoint, an updates file, an
+        inbox round's `recorded`), unchecked: each kind checks its own when it writes."""
+        if not isinstance(doc, dict):
+            return {}
+        return {name: doc[name] for _part, kind in self._placed() for name in kind.recorded
+                if name in doc}
+
+    def recorded_fields(self, stored: Any, fresh: Any, cursors: Any) -> Dict[str, Any]:
+        """The top-level fields a write at `cursors` carries (each kind's rule)."""
+        out: Dict[str, Any] = {}
+        for _part, kind in self._placed():
+            if kind.recorded:
+                out.update(kind.recorded_fields(self.recorded_of(stored),
+                                                self.recorded_of(fresh), cursors))
+        return out
+
     def from_public(self, value: Any) -> Cursors:
         """A document's cursors (the updates file's), checked: exit 7 naming the file."""
         if value is None:

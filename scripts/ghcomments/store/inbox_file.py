@@ -35,6 +35,7 @@ SNAPSHOTS_KEPT = 4
 ROUND_FIELDS = ("key", "snapshot_id", "had_checkpoint", "previous_sha256",
                 "recommended_checkpoint", "unfollowed")
 TIME_FIELDS = ("read_at", "tracked_since")  # section 19 turn 5: optional, never compared
+RECORDED = "recorded"  # the kinds' top-level checkpoint fields (an object): optional
 
 
 def canonical_json(value: Any) -> bytes:
@@ -52,9 +53,11 @@ def cursor_sha256(cursor: Any) -> Optional[str]:
 
 def _valid_round(entry: Any) -> bool:
     if not isinstance(entry, dict) or not set(ROUND_FIELDS) <= set(entry) <= set(
-            ROUND_FIELDS + TIME_FIELDS):
+            ROUND_FIELDS + TIME_FIELDS + (RECORDED,)):
         return False
     if not all(isinstance(entry[k], str) for k in TIME_FIELDS if k in entry):
+        return False
+    if not isinstance(entry.get(RECORDED, {}), dict):
         return False
     sha = entry["previous_sha256"]
     return (is_key(entry["key"]) and isinstance(entry["snapshot_id"], str)
@@ -138,14 +141,17 @@ class InboxFile:
 
 
 def round_entry(key: str, snapshot_id: str, previous: Any, recommended: Any,
-                times: Any = None) -> Dict[str, Any]:
+                times: Any = None, recorded: Any = None) -> Dict[str, Any]:
     """One round of an inbox snapshot: `previous` and `recommended` in the round's public
     spelling (section 5's or 12's checkpoint object; None: no checkpoint); `times`: its
-    `read_at` and `tracked_since` (section 19 turn 5)."""
+    `read_at` and `tracked_since` (section 19 turn 5); `recorded`: the kinds' top-level
+    checkpoint fields its confirm writes (streams/stream.py, `Stream.recorded`)."""
     out = {"key": key, "snapshot_id": snapshot_id, "had_checkpoint": previous is not None,
            "previous_sha256": cursor_sha256(previous), "recommended_checkpoint": recommended,
            "unfollowed": False}
     out.update({k: v for k, v in (times or {}).items() if k in TIME_FIELDS})
+    if recorded:
+        out[RECORDED] = dict(recorded)
     return out
 
 

@@ -162,8 +162,24 @@ def events_cursor(doc: Any) -> bool:
             and conversation_state(doc.get("state")))
 
 
+HEAD_PASSED_MAX = 20  # the shas a head cursor names as passed (CONTRACT amendments, turn 6)
+HANDLED_SOURCES = ("threads", "pull", "review")
+
+
 def head_cursor(doc: Any) -> bool:
-    return isinstance(doc, dict) and _sha(doc.get("sha")) and _time(doc.get("seen_at"))
+    """`{sha, seen_at}`, and optionally `passed`: the heads a compare to it included (an
+    older checkpoint has none)."""
+    if not (isinstance(doc, dict) and _sha(doc.get("sha")) and _time(doc.get("seen_at"))):
+        return False
+    passed = doc.get("passed")
+    return passed is None or (isinstance(passed, list) and len(passed) <= HEAD_PASSED_MAX
+                              and all(_sha(p) for p in passed))
+
+
+def handled_head(doc: Any) -> bool:
+    """A PR checkpoint's `handled_head`: `{sha, seen_at, source}`."""
+    return (isinstance(doc, dict) and _sha(doc.get("sha")) and _time(doc.get("seen_at"))
+            and doc.get("source") in HANDLED_SOURCES)
 
 
 def events_hint(doc: Any) -> bool:

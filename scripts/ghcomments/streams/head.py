@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..base.errors import BundleError, ServerError
 from ..store import records
 from ..text import events as ev
-from ..text.normalize import check_text
+from ..text.normalize import check_text, parse_time
 from .events import EventsStream
 from .pushes import PushReader, sha_of
 from .stream import PAST, SAME, Batch
@@ -29,6 +29,12 @@ from .stream import PAST, SAME, Batch
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
     from typing import Any, Callable, Dict, List, Optional, Tuple
+
+
+HANDLED = "handled_head"  # the head when a round without the flag was handled
+UNKNOWN = ("the head when this round was handled is unknown: pushes are reported from now on "
+           "(the round was handled before any review, inline comment or read of the pull "
+           "request showed its head)")
 
 
 class HeadStream(PushReader):
@@ -44,6 +50,11 @@ class HeadStream(PushReader):
     push_reason: Optional[Callable[[Dict[str, Any]], Optional[str]]] = None
     force_event: Optional[Dict[str, Any]] = None  # a head_ref_force_pushed this read returned
     skip = False  # the events list answered 403: pushes are null too (section 21)
+    # the first ask's base (CONTRACT amendments, turn 6): {sha, source}, or None (unknown)
+    base: Optional[Dict[str, Any]] = None
+    _review_base: Optional[Tuple[Optional[str]]] = None  # the handled review's, read once
+    recorded = (HANDLED,)
+    tracked = False
 
     # -- cursors and hints -------------------------------------------------------------------
     @staticmethod
@@ -69,14 +80,69 @@ class HeadStream(PushReader):
 
     @staticmethod
     def applied(stored: Any, target: Any) -> Optional[str]:
-        """By `seen_at`: the head a later read saw is past an earlier one."""
+        """By `seen_at`: the head a later read saw is past an earlier one; two seen in the
+        same second by the head they hold: the stored one is past the target when its
+        compare included the target's head (`passed`)."""
         if target is None:
             return SAME if stored is None else PAST
         if stored is None:
             return None
         if HeadStream.same(stored, target):
             return SAME
-        return PAST if HeadStream.seen(stored) > HeadStream.seen(target) else None
+        s, t = HeadStream.seen(stored), HeadStream.seen(target)
+        if s > t or (s == t and target.get("sha") in (stored.get("passed") or ())):
+            return PAST
+        return None
+
+    # -- handled_head: the head when a round without the flag was handled --------------------
+    @classmethod
+    def recorded_fields(cls, stored: Dict[str, Any], fresh: Dict[str, Any],
+                        cursors: Any) -> Dict[str, Any]:
+        """`handled_head` while the head cursor is not set: the stored one, else the one
+        the read written from showed (never moved once stored; dropped once the head is)."""
+        if (cursors or {}).get(cls.kind) is not None:
+            return {}
+        for value in (stored.get(HANDLED), fresh.get(HANDLED)):
+            if records.handled_head(value):
+                return {HANDLED: {k: value[k] for k in ("sha", "seen_at", "source")}}
+        return {}
+
+    def recorded_now(self, rnd: Any) -> Dict[str, Any]:
+        """What this read showed of the head, the best first: the thread query's
+        `headRefOid`, a read of the pull request, the newest review's `commit_id`."""
+        seen: List[Dict[str, Any]] = []
+        for stream in rnd.streams.values():
+            seen += getattr(stream, "heads_seen", None) or []
+        subject = self.subject
+        raw = getattr(subject, "_raw", None)
+        head = raw.get("head") if isinstance(raw, dict) else None
+        if isinstance(head, dict) and records.SHA_RE.fullmatch(str(head.get("sha") or "")):
+            from .pushes import github_time
+
+            seen.append({"sha": head["sha"], "seen_at": github_time(subject.date)
+                         or rnd.read_at, "source": "pull"})
+        order = records.HANDLED_SOURCES
+        seen = [h for h in seen if records.handled_head(h)]
+        if not seen:
+            return {}
+        return {HANDLED: min(seen, key=lambda h: order.index(h["source"]))}
+
+    def _first_base(self, rnd: Any, previous: Any) -> Optional[Dict[str, Any]]:
+        """Where the first ask's pushes start: the stored `handled_head`, else the commit
+        of the newest handled review (one read of it, once per command), else None."""
+        handled = rnd.stored_recorded.get(HANDLED)
+        if records.handled_head(handled):
+            return {"sha": handled["sha"], "source": handled["source"]}
+        if self._review_base is None:
+            sha = None
+            for kind, stream in rnd.streams.items():
+                read = getattr(stream, "handled_review_head", None)
+                if read is not None:
+                    sha = read((previous or {}).get(kind))
+                    break
+            self._review_base = (sha,)
+        sha = self._review_base[0]
+        return {"sha": sha, "source": "review"} if sha else None
 
     @staticmethod
     def valid_hint(hint: Any) -> bool:
@@ -101,11 +167,18 @@ class HeadStream(PushReader):
         batch = batches.get(EventsStream.kind)
         before = ((previous or {}).get(EventsStream.kind) or {}).get("state") or {}
         after = ((batch.cursor if batch is not None else None) or {}).get("state") or {}
+        reopened = any(isinstance(raw, dict) and raw.get("event") == "reopened"
+                       for raw in (batch.items if batch is not None else []))
         self.skip = bool(getattr(events, "unavailable", False)
                          or (batch is not None and batch.cursor is None)
-                         or (before.get("state") == "closed"
+                         or (before.get("state") == "closed" and not reopened
                              and after.get("state", "closed") == "closed"))
         self.force_event = getattr(events, "force_event", None)
+        self.tracked = previous is not None  # a checkpoint: its first ask is answered
+        self.base = None
+        if (self.active and not self.skip and previous is not None
+                and previous.get(self.kind) is None):
+            self.base = self._first_base(rnd, previous)
 
     def on_items(self, rnd: Any, reading: Any) -> None:
         pushes = reading.shown.get("pushes") or []
@@ -177,39 +250,74 @@ class HeadStream(PushReader):
             return Batch(self.kind, cursor=previous, hint=hint, not_modified=True,
                          more_available=False)
         sha = sha or ""
-        if previous is None:  # the cursor is set: no record of the head before it
+        if previous is None and self.base is None:  # the cursor is set: no record of the
+            # head before it (a first look, or a round handled with no head evidence)
             cursor = {"sha": sha, "seen_at": date}
             items = []
             if self.force_event is not None:  # ... unless a force push is returned now
                 items = [self._force_push(None, sha, limit)]
+            elif self.tracked:  # a checkpoint without a head: say why pushes is null
+                self.warnings.append(UNKNOWN)
             return Batch(self.kind, items=items, cursor=cursor, hint=new_hint,
                          more_available=False)
-        if sha == previous.get("sha"):
-            return Batch(self.kind, cursor=previous, hint=new_hint, more_available=False)
-        push = self._push(previous["sha"], sha, limit)
+        base = previous if previous is not None else self.base
+        approximate = previous is None and (self.base or {}).get("source") == "review"
+        if sha == base.get("sha"):
+            cursor = previous if previous is not None else {"sha": sha, "seen_at": date}
+            return Batch(self.kind, cursor=cursor, hint=new_hint, more_available=False)
+        push = self._push(base["sha"], sha, limit)
         if push is None:  # the new head cannot be compared yet: the next read tries again
             return Batch(self.kind, cursor=previous, hint=None, more_available=False)
+        push["approximate"] = approximate
         if push["truncated"] and not push["force_pushed"] and push["commits"]:
             # --max-pages cut the compare: the cursor stops at the last commit returned (an
             # ancestor of the head), the rest come next time
             last = push["commits"][-1]["sha"]
-            return Batch(self.kind, items=[push], cursor={"sha": last, "seen_at": date},
+            return Batch(self.kind, items=[push],
+                         cursor=self._cursor(last, date, base["sha"], push["commits"][:-1]),
                          hint=None, more_available=True, truncated=True)
-        return Batch(self.kind, items=[push], cursor={"sha": sha, "seen_at": date},
+        return Batch(self.kind, items=[push],
+                     cursor=self._cursor(sha, date, base["sha"], push["commits"]),
                      hint=new_hint, more_available=False, truncated=push["truncated"])
 
+    @staticmethod
+    def _cursor(sha: str, date: Optional[str], old: str, commits: List[Dict[str, Any]]
+                ) -> Dict[str, Any]:
+        """The head cursor at `sha`, naming the heads its compare passed (the previous head
+        and the commits before `sha`, the newest HEAD_PASSED_MAX): two heads seen in the same
+        second are ordered by them (`applied`)."""
+        passed = [old] + [c["sha"] for c in commits if c.get("sha") != sha]
+        passed = [p for p in passed if p != sha][-records.HEAD_PASSED_MAX:]
+        return {"sha": sha, "seen_at": date, "passed": passed}
+
     # -- what a read shows ---------------------------------------------------------------------
-    def reason_of(self, push: Dict[str, Any]) -> Optional[str]:
-        """A push is left out only when the filters leave out its force-pusher, or, without
-        one, every new commit's author."""
+    def reason_of(self, push: Dict[str, Any]) -> Tuple[Optional[str], List[Dict[str, Any]]]:
+        """(why the push is left out or None, the commits it shows). Without a force push
+        it is left out only when the filters leave out every new commit's author. A force
+        push is judged by its actor; one left out still shows each commit pushed after it
+        (committed after the force push's event's second) whose author the filters keep
+        (CONTRACT amendments, turn 6: "whose push is left out")."""
+        commits = push["commits"]
         if self.push_reason is None:
-            return None
+            return None, commits
         if push.get("force_actor") is not None:
-            return self.push_reason(ev.actor_of({"actor": push["force_actor"]}))
-        reasons = [self.push_reason(ev.commit_author(c)) for c in push["commits"]]
+            why = self.push_reason(ev.actor_of({"actor": push["force_actor"]}))
+            if why is None:
+                return None, commits
+            since = parse_time(push.get("force_at"))
+
+            def pushed_after(commit: Dict[str, Any]) -> bool:  # unknown times hide nothing
+                when = parse_time(ev.push_commit(commit)["committed_at"])
+                return since is None or when is None or when > since  # a rebase pushed
+                # within its second is the force push's own
+
+            after = [c for c in commits if pushed_after(c)
+                     and self.push_reason(ev.commit_author(c)) is None]
+            return (None, after) if after else (why, [])
+        reasons = [self.push_reason(ev.commit_author(c)) for c in commits]
         if reasons and all(r is not None for r in reasons):
-            return reasons[0]
-        return None
+            return reasons[0], []
+        return None, commits
 
     def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
                 include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
@@ -218,16 +326,17 @@ class HeadStream(PushReader):
             return {}, {}
         shown, counts = [], {}  # type: ignore[var-annotated]
         for push in batch.items:
-            why = self.reason_of(push)
+            why, commits = self.reason_of(push)
             if why is not None:
                 self._count(counts, why)
                 continue
-            shown.append({"commits": [ev.push_commit(c) for c in push["commits"]],
+            shown.append({"commits": [ev.push_commit(c) for c in commits],
                           "head_sha": push["head_sha"],
                           "previous_head_sha": push["previous_head_sha"],
                           "force_pushed": push["force_pushed"],
                           "more_available": push["more_available"],
-                          "truncated": push["truncated"]})
+                          "truncated": push["truncated"],
+                          "approximate": bool(push.get("approximate"))})
         return {"pushes": shown}, {"pushes": counts}
 
     def cursor_after(self, items: List[Any], previous: Optional[Dict[str, Any]]

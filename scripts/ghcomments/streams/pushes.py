@@ -215,4 +215,4 @@ class PushReader(Stream):
         return {"commits": newest, "head_sha": new, "previous_head_sha": old,
                 "force_pushed": True, "more_available": len(commits) > len(newest),
                 "truncated": truncated or len(commits) >= COMMITS_CAP,
-                "force_actor": actor}
+                "force_actor": actor, "force_at": (self.force_event or {}).get("created_at")}

@@ -8,7 +8,7 @@ for a poll: review_listing.py. A returned review brings all its inline comments,
 
 from __future__ import annotations
 
-from ..base.errors import NotFoundError
+from ..base.errors import NotFoundError, ServerError
 from ..store import edits, records
 from ..text import normalize
 from .review_listing import SKELETON, ReviewLister, ReviewListing
@@ -305,14 +305,48 @@ class ReviewStream(Stream):
     # -- thread state (CONTRACT section 15): read only for a round that returns inline comments
     _thread_read: Optional[Tuple[Any, Optional[List[Dict[str, Any]]]]] = None
 
+    # what this read showed of the pull request's head, without a request of its own (the
+    # head kind's `handled_head`: CONTRACT amendments, turn 6), the best first
+    heads_seen: List[Dict[str, Any]] = []
+
     def on_items(self, rnd: Any, reading: Any) -> None:
         comments = ((reading.shown.get("new_review_comments") or [])
                     + (reading.shown.get(self.edits_key) or []))
+        heads: List[Dict[str, Any]] = []
         if comments:
             from .threads import attach  # loaded (with pr.py) only by such a round
 
+            seen: Dict[str, Any] = {}
             self._thread_read = (reading, attach(self.client, self.owner, self.repo,
-                                                 self.number, comments, self.warnings))
+                                                 self.number, comments, self.warnings, seen))
+            if seen.get("head_ref_oid"):
+                heads.append({"sha": seen["head_ref_oid"], "seen_at": rnd.read_at,
+                              "source": "threads"})
+        batch = reading.batches.get(self.kind)
+        reviews = [review for review, _comments in (batch.items if batch is not None else [])]
+        if reviews:  # the newest review returned: the commit it was submitted on
+            newest = max(reviews, key=review_key)
+            if records.SHA_RE.fullmatch(str(newest.get("commit_id") or "")):
+                heads.append({"sha": newest["commit_id"], "seen_at": rnd.read_at,
+                              "source": "review"})
+        self.heads_seen = heads
+
+    def handled_review_head(self, cursor: Optional[Dict[str, Any]]) -> Optional[str]:
+        """The commit the newest handled review (the cursor's `last_review_id`) was submitted
+        on: one read of that review; None without one, or when it cannot be read."""
+        review_id = (cursor or {}).get("last_review_id")
+        if not isinstance(review_id, int) or isinstance(review_id, bool) or review_id <= 0:
+            return None
+        try:
+            raw = get_item(self.client, f"{self.base}/reviews/{review_id}",
+                           f"review {review_id} of {self.label}",
+                           f"review {review_id} not found on {self.label}")
+        except (NotFoundError, ServerError):
+            return None
+        finally:
+            self.pages += 1
+        sha = raw.get("commit_id")
+        return sha if isinstance(sha, str) and records.SHA_RE.fullmatch(sha) else None
 
     def threads_of(self, reading: Any) -> Optional[List[Dict[str, Any]]]:
         """The round's `threads`: [] when it returns no inline comment, null when GraphQL

@@ -157,6 +157,8 @@ class Stream:
     by_id: Tuple[str, ...] = ()  # the reads by id it serves (get_latest_comments.py)
     shown: Tuple[str, ...] = ()  # the document lists of its items (`new_...`), in order
     cleared: Dict[str, Any] = {}  # its other document fields, as an interrupted command has them
+    recorded: Tuple[str, ...] = ()  # top-level checkpoint fields the kind records beside its
+    # cursor, never compared: what a write keeps of them is `recorded_fields`'s answer
 
     HOOKS = ("same", "key", "valid_cursor", "applied", "valid_hint", "hint_matches", "read",
              "present", "cursor_after")
@@ -273,6 +275,19 @@ class Stream:
                      ) -> Optional[Dict[str, Any]]:
         """The cursor once `items` (the oldest after `previous`) are handled."""
         raise NotImplementedError
+
+    # -- top-level fields (`recorded`): written beside the cursors, never compared ------------
+    @classmethod
+    def recorded_fields(cls, stored: Dict[str, Any], fresh: Dict[str, Any],
+                        cursors: Any) -> Dict[str, Any]:
+        """The kind's top-level fields a write at `cursors` carries, from the stored
+        checkpoint's (`stored`) and what the read written from showed (`fresh`); each of
+        the right shape (what is not is dropped)."""
+        return {}
+
+    def recorded_now(self, rnd: Any) -> Dict[str, Any]:
+        """What this command's reads showed of the kind's top-level fields."""
+        return {}
 
     # -- the round's hooks (round/engine.py calls each for every kind; `rnd` is the round) ----
     def wire(self, rnd: Any) -> None:

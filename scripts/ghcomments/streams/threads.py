@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 
 from ..base.errors import BundleError
+from ..store.records import SHA_RE
 from ..text.normalize import check_flag, check_number, check_text
 from .thread_reader import ThreadReader, as_object, graphql_url, int_id, node_list
 
@@ -33,6 +34,7 @@ THREAD_STATE_QUERY = """
 query PullRequestThreadState($owner: String!, $name: String!, $number: Int!, {var}) {{
   repository(owner: $owner, name: $name) {{
     pullRequest(number: $number) {{
+      headRefOid
       reviewThreads({args}) {{
         totalCount
         pageInfo {{ {info} }}
@@ -83,7 +85,8 @@ def _entry(node: Dict[str, Any], root: int) -> Dict[str, Any]:
 
 
 def find_threads(client: Any, owner: str, name: str, number: int, roots: Set[int],
-                 env: Optional[Mapping[str, str]] = None
+                 env: Optional[Mapping[str, str]] = None,
+                 seen: Optional[Dict[str, Any]] = None
                  ) -> Tuple[Dict[int, Dict[str, Any]], List[str]]:
     """({root comment id: thread entry} for the threads whose first comment is in `roots`,
     limitations). Pages are taken from both ends in turn, the newest first (a new comment
@@ -107,6 +110,9 @@ def find_threads(client: Any, owner: str, name: str, number: int, roots: Set[int
                 break
             turn += 1
             read += len(nodes)
+            if (seen is not None and "head_ref_oid" not in seen
+                    and _sha(pr.get("headRefOid"))):  # the head beside the threads (section 21)
+                seen["head_ref_oid"] = pr["headRefOid"]
             for node in nodes:
                 root = _root_of(node)
                 if root in roots and root not in found:
@@ -121,12 +127,17 @@ def find_threads(client: Any, owner: str, name: str, number: int, roots: Set[int
     return found, reader.limitations
 
 
+def _sha(value: Any) -> bool:
+    return isinstance(value, str) and SHA_RE.fullmatch(value) is not None
+
+
 def attach(client: Any, owner: str, name: str, number: int,
-           comments: List[Dict[str, Any]], warnings: List[str]
-           ) -> Optional[List[Dict[str, Any]]]:
+           comments: List[Dict[str, Any]], warnings: List[str],
+           seen: Optional[Dict[str, Any]] = None) -> Optional[List[Dict[str, Any]]]:
     """Give each returned review comment its `thread_id`; the round's `threads` (one per
     thread, in the order the comments first name them), or None when GraphQL could not be
-    read (then a warning says why)."""
+    read (then a warning says why). `seen["head_ref_oid"]`: the pull request's head the query
+    showed (`headRefOid`), when it did."""
     roots = {c["thread_root_id"] for c in comments if isinstance(c.get("thread_root_id"), int)}
     problem = None
     found: Dict[int, Dict[str, Any]] = {}
@@ -136,7 +147,7 @@ def attach(client: Any, owner: str, name: str, number: int,
         problem = "GitHub's GraphQL API needs a token"
     else:
         try:
-            found, limitations = find_threads(client, owner, name, number, roots)
+            found, limitations = find_threads(client, owner, name, number, roots, seen=seen)
             warnings.extend(limitations)
         except BundleError as err:
             problem = f"{err.code}: {err.message}"
