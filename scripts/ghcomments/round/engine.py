@@ -1,15 +1,15 @@
-"""The round engine: one `Round` over N id-ordered streams under one checkpoint (CONTRACT
+"""The round engine: one `Round` over its kinds of news under one checkpoint (CONTRACT
 sections 5, 11, 12 and 14).
 
-A round reads its streams (streams.py, review_stream.py) after their cursors, under one
-checkpoint that holds every stream's cursor: an issue's round reads its conversation; a pull
-request's round (`--pr N`) reads its reviews, each with its inline comments, and its
-conversation. Every rule lives once, for both layouts (layouts.py): here the read -> present ->
+A round reads each of its kinds (streams/: one module a kind, each a `Stream` that declares
+its own rules) after its cursor, under one checkpoint that holds every kind's cursor; which
+kinds a layout has, and where each cursor stands, is round/layouts.py's registry, and how
+cursors are spelled is round/layout.py's. Nothing here names a kind: the engine calls each
+kind's hooks in the layout's order. Every rule lives once: here the read -> present ->
 document -> updates-file path of a check; the confirm and `--update-state` in confirm.py; the
 reads of get_latest_comments.py in selectors.py; the poll hints in hints.py (their own file, a
 cache keyed by the cursor they were measured for); the commit point in interrupt.py; and the
 wait in wait.py, which repeats `read` from the hints a read leaves.
-
 Who writes what: only `check` writes the updates file; only `--update-state` and the confirm
 write the checkpoint, and the checkpoint only moves forward. A check writes the hints file only
 for a cursor after which it found nothing at all (filtered or not); the updates file carries the
