@@ -44,8 +44,8 @@ def main(argv):
     g.add_argument("--include-edits", action="store_true",
                    help="also return comments at or before the checkpoint edited since they "
                    "were handled (edited_comments; with --pr also edited_review_comments); "
-                   "the first check with it only sets the edit watermark; with "
-                   "--follow/--followed, in each round")
+                   "the first check with it reports the edits since the round was first "
+                   "tracked; with --follow/--followed, in each round")
     g.add_argument("--include-events", action="store_true",
                    help="also report what happened since the round was handled: events "
                    "(closed, merged, reopened, review requested, ...), the conversation's "
