@@ -38,6 +38,7 @@ class CheckOptions:
     poll_interval: Optional[float] = None
     include_edits: bool = False
     include_events: bool = False
+    include_checks: bool = False
     max_pages: int = DEFAULT_MAX_PAGES
     follow: tuple = ()                 # the REFs as given
     followed: bool = False
