@@ -345,3 +345,35 @@ def test_a_wait_woken_by_settling(pull, agent):
     doc = json.loads(out)
     assert doc["checks_settled"]["state"] == "success" and doc["polls"] == 2
     assert time.monotonic() - started < 60
+
+
+# --------------------------------------------------------------------------- reading a check
+
+
+def test_a_check_run_is_read_by_id_with_its_annotations(pull, agent, tmp_path):
+    notes = [{"path": f"src/m{i}.py", "start_line": i + 1, "message": f"E{i} \u202e"}
+             for i in range(60)]
+    lint = run(pull, "lint", "failure", title="60 errors", summary="see below",
+               text="x" * 40, annotations=notes)
+    r = agent.latest("--check-run-id", lint["id"], "--max-body-chars", 20)
+    doc = ok(r)
+    assert len(pull.requests) <= 3
+    (one,) = doc["check_runs"]
+    assert one["id"] == lint["id"] and one["current_head"] is True
+    assert one["text"] == "x" * 20 and one["text_truncated"] is True
+    assert len(one["annotations"]) == 50 and one["more_available"] is True
+    assert one["annotation_count"] == 60
+    assert one["annotations"][0]["message"].endswith("<U+202E>")
+    assert one["annotations"][0]["annotation_level"] == "failure"
+    assert doc["state_updated"] is False
+    pull.push(OWNER, NAME, PR)
+    assert ok(agent.latest("--check-run-id", lint["id"]))["check_runs"][0][
+        "current_head"] is False
+    missing = agent.latest("--check-run-id", 99)
+    assert missing.code == 4, missing
+    pull.forbid_checks("check_runs")
+    denied = agent.latest("--check-run-id", lint["id"])
+    assert denied.code == 4 and '"Checks" read' in denied.json["error"]["message"]
+    pull.add_issue(OWNER, NAME, 5, title="Bug")
+    issue = Agent(pull, tmp_path / "i", "--issue", 5).latest("--check-run-id", lint["id"])
+    assert issue.code == 2 and "--check-run-id goes with --pr" in issue.json["error"]["message"]

@@ -60,6 +60,7 @@ class LatestOptions:
     comment_id: Optional[int] = None
     review_comment_id: Optional[int] = None
     review_id: Optional[int] = None
+    check_run_id: Optional[int] = None
     since_comment_id: Optional[int] = None
     last_n: Optional[int] = None
     all: bool = False

@@ -16,11 +16,12 @@ The reads are check_list.py's; what a check shows is escaped (section 17) and cu
 
 from __future__ import annotations
 
+from ..base.errors import AuthError, NotFoundError, ServerError
 from ..base.plain import replace
 from ..store import records
 from ..text.events import _Texts
-from ..text.normalize import escape_field, parse_time
-from .check_list import PERMISSION, RUNS, STATUSES, CheckLists
+from ..text.normalize import check_number, check_text, escape_field, parse_time
+from .check_list import PERMISSION, RUNS, STATUSES, CheckLists, run_unit
 from .stream import PAST, SAME, Batch
 
 TYPE_CHECKING = False
@@ -88,6 +89,7 @@ class ChecksStream(CheckLists):
     takes_filters = False  # apps are bots: the author filters never hide CI
     counted = True
     shown = ("checks",)
+    by_id = ("check_run_id",)  # get_latest_comments.py --pr N --check-run-id ID
     active = False
     cleared = {SETTLED: None, "mergeable": None}
 
@@ -305,6 +307,44 @@ class ChecksStream(CheckLists):
         return replace(batch, items=items, cursor=self.cursor_after(items, previous),
                        hint=None, more_available=True)
 
+    # -- a read by id (section 23, "Reading a check") ------------------------------------------
+    def read_one(self, selector: str, value: int, max_body_chars: Optional[int],
+                 reveal_hidden: bool) -> Dict[str, List[Dict[str, Any]]]:
+        """One check run with its output and at most 50 annotations, and whether it is of
+        the pull request's head: at most 3 requests."""
+        base = f"repos/{self.owner}/{self.repo}/check-runs/{value}"
+        what = f"check run {value} of {self.owner}/{self.repo}"
+        try:
+            raw, _ = self.client.get_json(base, what=what)
+            unit = run_unit(raw, what)
+            resp = self.client.request("GET", f"{base}/annotations", params={"per_page": 50},
+                                       what=f"annotations of {what}")
+            notes = self.client.json_of(resp, f"annotations of {what}", comments=False)
+        except NotFoundError as exc:
+            raise NotFoundError(f"{what} not found: {exc.message}", status=exc.status)
+        except AuthError as exc:
+            if exc.status != 403:
+                raise
+            raise NotFoundError(f"{what} cannot be read: the token needs "
+                                f"{PERMISSION[RUNS]} ({exc.message})", status=403)
+        if not isinstance(notes, list):
+            raise ServerError(f"annotations of {what}: malformed response: not a list")
+        head, _ = self.pull(None)
+        output = raw.get("output") if isinstance(raw.get("output"), dict) else {}
+        count = check_number(output.get("annotations_count"), what, "annotations_count")
+        text = _Texts(max_body_chars)
+        shown = shown_check(unit, max_body_chars)
+        body = text(check_text(output.get("text"), what, "output.text"))
+        listed = [annotation(a, what, text) for a in notes[:50]]
+        shown.update({"text": body, "annotations": listed,
+                      "annotation_count": count if count is not None else len(listed),
+                      "more_available": (count or 0) > len(listed),
+                      "head_sha": escape_field(raw.get("head_sha")),
+                      "current_head": raw.get("head_sha") == head["sha"]})  # type: ignore
+        shown["hidden_characters"] += text.hidden
+        shown["text_truncated"] = shown["text_truncated"] or text.truncated
+        return {"check_runs": [shown]}
+
     # -- what a read shows -------------------------------------------------------------------
     def present(self, batch: Batch, max_body_chars: Optional[int], reveal_hidden: bool,
                 include_system: bool) -> Tuple[Dict[str, List[Dict[str, Any]]],
@@ -323,6 +363,18 @@ class ChecksStream(CheckLists):
 def _ts(when: str) -> float:
     parsed = parse_time(when)
     return parsed.timestamp() if parsed is not None else 0.0
+
+
+def annotation(raw: Any, what: str, text: Any) -> Dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ServerError(f"annotations of {what}: malformed response: not an object")
+    return {"path": text(check_text(raw.get("path"), what, "path")),
+            "start_line": check_number(raw.get("start_line"), what, "start_line"),
+            "end_line": check_number(raw.get("end_line"), what, "end_line"),
+            "annotation_level": text(check_text(raw.get("annotation_level"), what,
+                                                "annotation_level")),
+            "title": text(check_text(raw.get("title"), what, "title")),
+            "message": text(check_text(raw.get("message"), what, "message"))}
 
 
 def shown_check(u: Dict[str, Any], max_chars: Optional[int]) -> Dict[str, Any]:
