@@ -10,6 +10,7 @@ name, a 403, a malformed run, writes without the flag, the inbox, and a wait.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import subprocess
@@ -377,3 +378,19 @@ def test_a_check_run_is_read_by_id_with_its_annotations(pull, agent, tmp_path):
     pull.add_issue(OWNER, NAME, 5, title="Bug")
     issue = Agent(pull, tmp_path / "i", "--issue", 5).latest("--check-run-id", lint["id"])
     assert issue.code == 2 and "--check-run-id goes with --pr" in issue.json["error"]["message"]
+
+
+def test_the_summary_line_says_what_ci_said(pull, agent):
+    run(pull, "lint", "failure", title="bad\nnews")
+    run(pull, "tests-3.12", "failure")
+    for i in range(14):
+        run(pull, f"ok-{i}", "success")
+    started = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=12, seconds=20)
+    run(pull, "e2e\u202e", status="in_progress", at=started.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    r = agent.check(FLAG, "--format", "summary")
+    assert r.code == 0, r
+    sha = head(pull)[:7]
+    assert (f"CI on {sha}: 2 failed (lint, tests-3.12), 14 passed, 1 pending "
+            "(e2e<U+202E>, 12 min); mergeable") in r.stdout.splitlines()
+    assert any(line.startswith("[check_run ") and "bad<U+000A>news" in line
+               for line in r.stdout.splitlines())
