@@ -394,3 +394,50 @@ def test_the_summary_line_says_what_ci_said(pull, agent):
             "(e2e<U+202E>, 12 min); mergeable") in r.stdout.splitlines()
     assert any(line.startswith("[check_run ") and "bad<U+000A>news" in line
                for line in r.stdout.splitlines())
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.3, 0.7])
+def test_a_killed_confirm_loses_no_failure(pull, agent, delay):
+    import signal
+
+    run(pull, "lint", "failure")
+    doc = ok(agent.check(FLAG))
+    env = dict(agent.env, GH_MONITOR_TEST_WRITE_PAUSE="0.5")
+    proc = subprocess.Popen(
+        [SCRIPT_PYTHON, str(SCRIPTS / "get_latest_comments.py"), "--repo", f"{OWNER}/{NAME}",
+         "--pr", str(PR), "--root", str(agent.root), "--confirm-updates", "--snapshot-id",
+         doc["snapshot_id"]], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    stored = checks_cursor(agent) if agent.file().exists() else None
+    again = ok(agent.check(FLAG))
+    if stored is None:  # not written: the failure comes again, and is confirmed now
+        assert names(again) == ["lint"]
+        assert agent.confirm(again["snapshot_id"]).code == 0
+    else:  # written whole: the failure was handled, never returned again
+        assert stored == doc["recommended_checkpoint"]["checks"] and again["checks"] == []
+    assert ok(agent.check(FLAG))["checks"] == []
+
+
+def test_limit_and_max_total_cut_checks_and_the_rest_comes_next(pull, agent, tmp_path):
+    for name in ("a", "b", "c"):
+        run(pull, name, "failure")
+    doc = ok(agent.check(FLAG, "--limit", 2))
+    assert names(doc) == ["a", "b"] and doc["more_available_by_kind"]["checks"] is True
+    assert agent.confirm(doc["snapshot_id"]).code == 0
+    rest = ok(agent.check(FLAG))
+    assert names(rest) == ["c"]
+    root = tmp_path / "inbox"
+    root.mkdir()
+    ref = ["--follow", f"{OWNER}/{NAME}/pull/{PR}"]
+    seen = []
+    for _ in range(4):
+        d = ok(inbox(pull, root, *ref, FLAG, "--max-total", 1))
+        (conv,) = d["conversations"]
+        seen += [c["name"] for c in conv.get("checks") or []]
+        ok(latest(pull, root, "--followed", "--confirm-updates", "--snapshot-id",
+                  d["snapshot_id"]))
+        if not d["has_updates"]:
+            break
+    assert sorted(seen) == ["a", "b", "c"] and len(seen) == 3
