@@ -51,6 +51,11 @@ def main(argv):
                    "(closed, merged, reopened, review requested, ...), the conversation's "
                    "state, and with --pr the commits pushed (pushes) and the threads they "
                    "outdated; a wait wakes on them; with --follow/--followed, in each round")
+    g.add_argument("--include-checks", action="store_true",
+                   help="with --pr: also report what CI said about the head since the round "
+                   "was handled (checks that did not pass, checks_settled once per head, "
+                   "checks_summary, mergeable); a wait wakes on a failure, never on a pass; "
+                   "with --follow/--followed, in each pull-request round")
     g.add_argument("--max-pages", type=gic.positive_int("--max-pages"),
                    default=gic.DEFAULT_MAX_PAGES, metavar="N",
                    help="bound on pages scanned (default 10)")

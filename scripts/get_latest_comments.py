@@ -20,7 +20,8 @@ r"""Fetch issue comments by selector, or confirm a check's snapshot as the new c
 
 Selectors, first given wins: --comment-id > --since-comment-id > --last-n > --all > none
 (after the stored checkpoint, or the newest --limit when there is none). With --pr:
---comment-id > --review-comment-id > --review-id > none (the round after the checkpoint).
+--comment-id > --review-comment-id > --review-id > --check-run-id > none (the round after the
+checkpoint).
 """
 
 import sys
@@ -40,6 +41,9 @@ def main(argv):
     g.add_argument("--review-id", type=gic.comment_id_arg("--review-id"), metavar="ID",
                    help="with --pr: that submitted review with its inline comments "
                    "(#pullrequestreview-ID in its URL)")
+    g.add_argument("--check-run-id", type=gic.comment_id_arg("--check-run-id"), metavar="ID",
+                   help="with --pr: that CI check run with its output and annotations "
+                   "(checks[].id of --include-checks; at most 3 requests)")
     g.add_argument("--since-comment-id", type=gic.comment_id_arg("--since-comment-id"),
                    metavar="ID", help="every comment after ID (the oldest --limit if given)")
     g.add_argument("--last-n", type=gic.positive_int("--last-n"), metavar="N",

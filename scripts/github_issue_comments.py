@@ -48,7 +48,7 @@ from ghcomments.net.connect import Connection
 from ghcomments.options import CheckOptions, LatestOptions
 from ghcomments.round.engine import Round
 from ghcomments.round.filters import parse_ignore
-from ghcomments.round.layouts import Monitor, PullRequestRound, spelling_for
+from ghcomments.round.layouts import Monitor, PullRequestRound, require_flags, spelling_for
 from ghcomments.round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, RoundOptions
 from ghcomments.store.context import TargetOptions
 from ghcomments.store.state import StateLocation
@@ -172,6 +172,7 @@ def check_issue_updates(args: argparse.Namespace) -> Result:
     if ctx.pr is not None and opts.after_comment_id is not None:
         raise UsageError("--after-comment-id does not go with --pr (a round has one cursor "
                          "per kind: confirm a check, then check again)")
+    require_flags(options, ctx.pr is not None)  # a kind's flag on a layout without it
     round_ = _round(ctx, opts)
     return _shaped(round_.check(opts.limit, opts.after_comment_id, wait), opts)
 

@@ -14,7 +14,8 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
 
 # flags that read or write one round: not with --unfollow or the --followed listing (section 18)
 ROUND_FLAGS = {"comment_id": "--comment-id", "review_comment_id": "--review-comment-id",
-               "review_id": "--review-id", "since_comment_id": "--since-comment-id",
+               "review_id": "--review-id", "check_run_id": "--check-run-id",
+               "since_comment_id": "--since-comment-id",
                "last_n": "--last-n", "limit": "--limit", "snapshot_id": "--snapshot-id",
                "through": "--through"}
 ROUND_SWITCHES = {"all": "--all", "update_state": "--update-state",
@@ -52,7 +53,8 @@ def selector(opts: LatestOptions) -> Tuple[str, Any]:
     """(selector, its value) of one round's command, first given wins; the flags that do not
     go with it, with --pr, or with --confirm-updates refused."""
     pr = opts.target.pr is not None
-    names = ["comment_id"] + (["review_comment_id", "review_id"] if pr else []) + [
+    names = ["comment_id"] + (["review_comment_id", "review_id", "check_run_id"] if pr
+                              else []) + [
         "since_comment_id", "last_n"]
     chosen, chosen_value = "checkpoint", None
     for name in names:
@@ -70,6 +72,8 @@ def selector(opts: LatestOptions) -> Tuple[str, Any]:
             raise UsageError("--all does not go with --pr")
     elif opts.review_comment_id is not None or opts.review_id is not None:
         raise UsageError("--review-comment-id and --review-id go with --pr N")
+    elif opts.check_run_id is not None:
+        raise UsageError("--check-run-id goes with --pr N")
     if opts.confirm_updates:
         if chosen != "checkpoint" or opts.update_state:
             raise UsageError("--confirm-updates takes no selector and no --update-state")

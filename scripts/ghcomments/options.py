@@ -38,6 +38,7 @@ class CheckOptions:
     poll_interval: Optional[float] = None
     include_edits: bool = False
     include_events: bool = False
+    include_checks: bool = False
     max_pages: int = DEFAULT_MAX_PAGES
     follow: tuple = ()                 # the REFs as given
     followed: bool = False
@@ -59,6 +60,7 @@ class LatestOptions:
     comment_id: Optional[int] = None
     review_comment_id: Optional[int] = None
     review_id: Optional[int] = None
+    check_run_id: Optional[int] = None
     since_comment_id: Optional[int] = None
     last_n: Optional[int] = None
     all: bool = False

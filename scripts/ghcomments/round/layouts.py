@@ -34,6 +34,7 @@ PULL_REQUEST_PARTS = (
          zero_when_empty=True),  # a round's cursor starts at 0 on an empty list
     Part("events", "EventsStream", ("conversation", "events")),
     Part("head", "HeadStream", ("head",)),
+    Part("checks", "ChecksStream", ("checks",)),
 )
 
 
@@ -46,6 +47,17 @@ def spelling_for(pull: bool) -> Spelling:
     if pull not in _SPELLINGS:
         _SPELLINGS[pull] = Spelling(PULL_REQUEST_PARTS if pull else ISSUE_PARTS)
     return _SPELLINGS[pull]
+
+
+def require_flags(options: Any, pull: bool) -> None:
+    """A kind's flag given to one round whose layout lacks that kind: exit 2 naming the
+    layout that has it (in the inbox it applies to the rounds whose layout has the kind)."""
+    mine = {kind.flag for _part, kind in spelling_for(pull).placement}
+    for _part, kind in spelling_for(not pull).placement:
+        if kind.flag is not None and kind.flag not in mine and getattr(options, kind.flag,
+                                                                        False):
+            flag = "--" + kind.flag.replace("_", "-")
+            raise UsageError(f"{flag} needs {'--issue' if pull else '--pr'}")
 
 
 class Monitor(Round):

@@ -49,8 +49,9 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
     truncated = state_updated = False
     older: Optional[int] = None
     reading: Optional[Reading] = None
+    by_id = any(selector in s.by_id for s in rnd.streams.values())
     try:
-        if any(selector in s.by_id for s in rnd.streams.values()):
+        if by_id:
             shown = read_by_id(rnd, selector, int(value or 0))
             previous = rnd.by_id_previous()
             rnd.notes(shown)
@@ -109,6 +110,10 @@ def fetch(rnd: Round, selector: str, value: Optional[int], limit: Optional[int],
     for key in rnd.shown_keys:
         doc[key[4:]] = shown.get(key, [])
         doc[key[4:-1] + "_count"] = len(doc[key[4:]])
+    if by_id:  # what a kind's read by id returns beside the round's lists, as it names it
+        for key, items in shown.items():
+            if key not in rnd.shown_keys:
+                doc[key] = items
     if reading is not None:
         doc.update(rnd.fetch_fields(reading))
     doc.update({"previous_checkpoint": rnd.public(previous), "next_checkpoint": next_cp,

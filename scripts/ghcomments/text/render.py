@@ -121,9 +121,64 @@ def monitor_summary(doc: Dict[str, Any]) -> str:
     for c in edited_inline:
         lines += _inline_lines(c, threads)
     lines += _happened_lines(doc)
+    lines += _ci_lines(doc)
     for w in doc.get("warnings") or []:
         lines.append(f"note: {_f(w)}")
     return "\n".join(lines) + "\n"
+
+
+def _minutes(since: Any, now: Any) -> str:
+    from .normalize import parse_time
+
+    a, b = parse_time(since), parse_time(now)
+    if a is None or b is None:
+        return ""
+    return f", {max(0, int((b - a).total_seconds() // 60))} min"
+
+
+def _ci_lines(doc: Dict[str, Any]) -> List[str]:
+    """--include-checks (section 23): one line on CI, then each check returned — every name
+    and text escaped (strangers' text)."""
+    s = doc.get("checks_summary")
+    if not isinstance(s, dict):
+        return []
+    returned = [c for c in doc.get("checks") or [] if isinstance(c, dict)]
+    failed = [_f(c.get("name")) for c in returned if c.get("verdict") == "failed"]
+    parts = []
+    for key, names in (("failed", failed), ("attention", [
+            _f(c.get("name")) for c in returned if c.get("verdict") == "attention"])):
+        if s.get(key):
+            what = "need attention" if key == "attention" else key
+            parts.append(f"{_f(s[key])} {what}" + (f" ({', '.join(names)})" if names else ""))
+    parts.append(f"{_f(s.get('passed'))} passed")
+    pending = [p for p in s.get("pending_names") or [] if isinstance(p, dict)]
+    if s.get("pending"):
+        shown = ", ".join(f"{_f(p.get('name'))}"
+                          f"{_minutes(p.get('pending_since'), doc.get('retrieved_at'))}"
+                          for p in pending)
+        parts.append(f"{_f(s['pending'])} pending" + (f" ({shown})" if shown else ""))
+    line = f"CI on {_f(str(s.get('head_sha'))[:7])}: " + (
+        "no checks" if not s.get("total") else ", ".join(parts))
+    m = doc.get("mergeable")
+    if isinstance(m, dict):
+        value = m.get("mergeable")
+        line += "; " + ("mergeable" if value is True else "mergeability being computed"
+                        if value is None else f"not mergeable ({_f(m.get('mergeable_state'))})")
+    if s.get("partial"):
+        line += f"; partial: {_f(', '.join(doc.get('checks_unavailable') or []))} unreadable"
+    lines = [line]
+    if s.get("previous_head"):
+        lines.append(f"the head moved from {_f(str(s['previous_head'])[:7])}: CI starts over")
+    for c in returned:
+        lines.append(f"[{_f(c.get('kind'))} {_f(c.get('id'))}] {_f(c.get('name'))} "
+                     f"{_f(c.get('verdict'))} ({_f(c.get('conclusion'))})"
+                     + (f": {_f(c.get('title'))}" if c.get("title") else "")
+                     + (f" {_f(c.get('url'))}" if c.get("url") else ""))
+    settled = doc.get("checks_settled")
+    if isinstance(settled, dict):
+        lines.append(f"CI settled on {_f(str(settled.get('head_sha'))[:7])}: "
+                     f"{_f(settled.get('state'))}")
+    return lines
 
 
 _EVENT_DETAIL = {
