@@ -53,6 +53,11 @@ def require_flags(options: Any, pull: bool) -> None:
     """A kind's flag given to one round whose layout lacks that kind: exit 2 naming the
     layout that has it (in the inbox it applies to the rounds whose layout has the kind)."""
     mine = {kind.flag for _part, kind in spelling_for(pull).placement}
+    given = {name for name, value in vars(options).items()  # the kinds' flags given
+             if name.startswith("include_") and value is True} - {"include_edits",
+                                                                   "include_system"}
+    if not given - mine:
+        return  # the other layout's kinds are not even loaded (a poll imports what it runs)
     for _part, kind in spelling_for(not pull).placement:
         if kind.flag is not None and kind.flag not in mine and getattr(options, kind.flag,
                                                                         False):
