@@ -12,7 +12,7 @@ import datetime as dt
 
 import pytest
 
-from tests.support import OWNER, Agent, follow_args, inbox, latest
+from tests.support import OWNER, Agent, by_key, follow_args, inbox, latest
 
 NAME = "hello"
 PR = 12
@@ -158,3 +158,105 @@ def test_a_graphql_failure_is_reported_by_the_lists_that_asked(gh, tmp_path):
         assert item["previous_body_source"] == "graphql_unavailable"
     assert ids(doc["edited_comments"]) == talk and ids(doc["edited_review_comments"]) == inline
     assert len([w for w in doc["warnings"] if "could not be read over GraphQL" in w]) == 1
+
+
+# --------------------------------------------------------------------------- the inbox
+
+
+def three_rounds(gh):
+    """Two issues and a pull request, each with comments (the PR: inline ones too)."""
+    gh.add_issue(OWNER, NAME, 5, title="Bug")
+    gh.add_issue(OWNER, NAME, 9, title="Other")
+    gh.add_pull(OWNER, NAME, PR, title="Add the parser", user="octocat")
+    made = {5: gh.add_comments(OWNER, NAME, 5, 2, user="carol"),
+            9: gh.add_comments(OWNER, NAME, 9, 2, user="dave"),
+            PR: gh.add_comments(OWNER, NAME, PR, 1, user="bob")}
+    inline = inline_comments(gh, PR, 2)
+    keys = [f"{OWNER}/{NAME}/issues/5", f"{OWNER}/{NAME}/issues/9",
+            f"{OWNER}/{NAME}/pull/{PR}"]
+    return made, inline, keys
+
+
+def test_an_inbox_of_three_rounds_with_edits_sends_one_history_query(gh, tmp_path):
+    made, inline, keys = three_rounds(gh)
+    settle_inbox(gh, tmp_path, keys)  # handled and confirmed without the flag
+    handled = {i: gh.get_comment(i)["body"] for i in (made[5][0], made[9][1], made[PR][0])}
+
+    gh.clock = now() + dt.timedelta(minutes=10)
+    gh.edit_comment(made[5][0], "carol changed her mind")
+    gh.edit_comment(made[9][1], "dave changed his", editor="octo")
+    gh.edit_comment(made[PR][0], "bob too")
+    gh.edit_review_comment(inline[0], "inline changed")
+    gh.touch_comment(inline[1])  # no body edit
+    r = inbox(gh, tmp_path, "--followed", FLAG)
+    assert r.code == 0, r
+    rounds = by_key(r.json)
+    assert sorted(rounds) == sorted(keys)
+    expect = {keys[0]: (made[5][0], "carol changed her mind", "carol"),
+              keys[1]: (made[9][1], "dave changed his", "octo"),
+              keys[2]: (made[PR][0], "bob too", "bob")}
+    for key, (cid, body, by) in expect.items():
+        [item] = rounds[key]["edited_comments"]
+        assert item["id"] == cid and item["body"] == body and item["edited_by"] == by
+        assert item["previous_body"] == handled[cid]
+        assert item["previous_body_source"] == "as_of"
+    [line] = rounds[keys[2]]["edited_review_comments"]
+    assert line["id"] == inline[0] and line["previous_body"] == "note 0"
+    assert line["previous_body_source"] == "as_of"
+    assert rounds[keys[2]]["filtered_out"]["edited_no_change"] == 1
+    [ids_asked] = asked(gh)  # one query for the candidates of the three rounds
+    assert sorted(ids_asked) == sorted(
+        [gh.get_comment(i)["node_id"] for i in (made[5][0], made[9][1], made[PR][0])]
+        + [gh.get_review_comment(i)["node_id"] for i in inline])
+    # the query's request is counted once, in the first round that asked
+    assert r.json["requests"] == len([q for q in gh.requests if q.path != "/rate_limit"])
+    assert sum(c["requests"] for c in r.json["conversations"]) == r.json["requests"]
+
+
+def test_the_inbox_asks_one_query_per_100_candidates_of_all_its_rounds(gh, tmp_path):
+    gh.add_issue(OWNER, NAME, 5, title="Bug")
+    gh.add_issue(OWNER, NAME, 9, title="Other")
+    made = {n: gh.add_comments(OWNER, NAME, n, 60, user="carol", step_seconds=1)
+            for n in (5, 9)}
+    keys = [f"{OWNER}/{NAME}/issues/{n}" for n in (5, 9)]
+    for _ in range(4):
+        r = inbox(gh, tmp_path, *follow_args(keys), "--limit", 100, "--max-total", 500)
+        assert r.code == 0, r
+        if not r.json["conversations"]:
+            break
+        latest(gh, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    gh.clock = now() + dt.timedelta(minutes=10)
+    for n in (5, 9):
+        for i in made[n]:
+            gh.edit_comment(i, f"{i} edited")
+    r = inbox(gh, tmp_path, "--followed", FLAG, "--limit", 100, "--max-total", 500)
+    assert r.code == 0, r
+    rounds = by_key(r.json)
+    for n, key in zip((5, 9), keys):
+        assert ids(rounds[key]["edited_comments"]) == made[n]
+        assert all(c["previous_body_source"] == "as_of"
+                   for c in rounds[key]["edited_comments"])
+    assert [len(a) for a in asked(gh)] == [100, 20]
+
+
+def test_an_inbox_graphql_failure_is_said_by_each_round_that_asked(gh, tmp_path):
+    made, _inline, keys = three_rounds(gh)
+    settle_inbox(gh, tmp_path, keys)
+    gh.clock = now() + dt.timedelta(minutes=10)
+    gh.edit_comment(made[5][0], "changed")
+    gh.edit_comment(made[9][0], "changed too")
+    gh.inject("POST", r"/graphql$", times=None, status=502)
+    r = inbox(gh, tmp_path, "--followed", FLAG)
+    assert r.code == 0, r
+    rounds = by_key(r.json)
+    assert sorted(rounds) == keys[:2] and r.json["quiet"] == [keys[2]]
+    for key in keys[:2]:
+        [item] = rounds[key]["edited_comments"]
+        assert item["previous_body"] is None
+        assert item["previous_body_source"] == "graphql_unavailable"
+        assert len([w for w in rounds[key]["warnings"]
+                    if "could not be read over GraphQL" in w]) == 1
+    # one query (sent three times: the retries of a 502) for both rounds' candidates
+    both = sorted(gh.get_comment(i)["node_id"] for i in (made[5][0], made[9][0]))
+    assert [sorted(a) for a in asked(gh)] == [both] * 3
