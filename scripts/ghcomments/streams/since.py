@@ -10,9 +10,12 @@ are the next poll's probe: an edit, a new comment (it is updated now, so it is i
 or a deletion changes at least one of them, and the one with room takes an arrival after the
 last. An idle poll is one conditional request per page, answered 304 (free).
 
-`read_edits` is one list's part of a flagged check: the read from the watermark (or, to
+`begin_edits` is one list's part of a flagged check: the read from the watermark (or, to
 establish one, from a GitHub time the cursor holds), edits.py's decision, and the probe for the
-next poll. The probe is kept with the URL it was measured on: a later watermark reuses it while
+next poll; the decision is finished (`PendingEdits.finish`) once the command asked the edit
+history of every list's candidates (`ask_history`: one query per 100, section 19 turn 6).
+`read_edits` does both for one list alone.
+The probe is kept with the URL it was measured on: a later watermark reuses it while
 its `since` is at most REUSE_SECONDS earlier and it is one page (the read keeps only what is
 updated since the watermark's own `since`, so the answer is the same), so a watermark that
 moves does not cost a read of a new URL; a probe of several pages is re-anchored at the

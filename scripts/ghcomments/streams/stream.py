@@ -125,7 +125,7 @@ def with_history(shown: Dict[str, Any], info: Optional[Dict[str, Any]],
 class EditsStep:
     """One list's edits of one read up to its candidates' edit history (`Stream.edits_begin`):
     `pending` (since.PendingEdits; None: nothing to ask), then `finish` with the history the
-    command asked for every list at once (`ask`: this list's alone)."""
+    command asked for every list at once (round/engine.ask_history)."""
 
     def __init__(self, pending: Any, done: Callable[[Any], Any]) -> None:
         self.pending, self._done = pending, done
@@ -133,13 +133,6 @@ class EditsStep:
     @property
     def candidates(self) -> List[Any]:
         return self.pending.candidates if self.pending is not None else []
-
-    def ask(self, client: Any) -> Tuple[Any, List[str]]:
-        if self.pending is None:
-            return {}, []
-        from . import since
-
-        return since.ask_history(client, [self.pending])
 
     def finish(self, nodes: Any, warnings: List[str]
                ) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
@@ -381,15 +374,6 @@ class Stream:
     def present_edit(self, raw: Dict[str, Any], max_body_chars: Optional[int],
                      reveal_hidden: bool) -> Dict[str, Any]:
         raise NotImplementedError
-
-    def edits_after(self, previous: Optional[Dict[str, Any]], batch: Batch,
-                    hint: Optional[Dict[str, Any]], limit: int, flagged: bool,
-                    max_body_chars: Optional[int], reveal_hidden: bool
-                    ) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
-        """`edits_begin`, this list's edit history asked on its own, then `finish`."""
-        step = self.edits_begin(previous, batch, hint, limit, flagged, max_body_chars,
-                                reveal_hidden)
-        return step.finish(*step.ask(self.client))
 
     def edits_begin(self, previous: Optional[Dict[str, Any]], batch: Batch,
                     hint: Optional[Dict[str, Any]], limit: int, flagged: bool,
