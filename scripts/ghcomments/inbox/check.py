@@ -30,6 +30,7 @@ from .members import (
     Member,
     Selection,
     error_json,
+    finish_members,
     read_member,
     select,
     start_members,
@@ -56,7 +57,8 @@ def check(opts: InboxOptions, wait: Any, options: Any) -> Dict[str, Any]:
         else:
             last: Optional[BundleError] = None
             for m in live:
-                last = read_member(m, opts.limit, sel.client, last)
+                last = read_member(m, opts.limit, sel.client, last, deferred=True)
+            finish_members(live, sel.client)  # one edit-history query per 100 (turn 6)
         unread = [m for m in live if m.error is None and m.reading is None]
         for m in unread:  # the wait's end came before its first read: nothing known
             m.reading = m.rnd.empty_reading(m.previous)

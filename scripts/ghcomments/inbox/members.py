@@ -32,6 +32,7 @@ from ..base.plain import plain
 from ..net import config
 from ..net.connect import Connection, build_client
 from ..net.throttle import Throttle
+from ..round.engine import ask_history
 from ..round.layouts import Monitor, PullRequestRound, spelling_for
 from ..round.reading import DEFAULT_LIMIT, DEFAULT_MAX_PAGES, Cursors, Reading
 from ..store import refs
@@ -68,6 +69,7 @@ class Member:
     start_id: Optional[int] = None   # the REF's comment id, used as the starting cursor
     had_updates: bool = False        # its updates file stood there when the round started
     reading: Optional[Reading] = None
+    step: Any = None                 # a read up to its edit history (finish_members)
     cursors: Cursors = None          # a wait's position (inbox_wait.py)
     poll_hints: Any = None
     advanced: bool = False           # the last poll moved the cursor (left-out items only)
@@ -212,14 +214,19 @@ def is_host_error(err: BundleError, last: Optional[BundleError]) -> bool:
 
 
 def read_member(m: Member, limit: int, client: Any, last: Optional[BundleError],
-                waiting: bool = False) -> Optional[BundleError]:
+                waiting: bool = False, deferred: bool = False) -> Optional[BundleError]:
     """Read one round (from its start, or `waiting`: from where its last poll left it; the
     thread hook waits for --max-total's cut); the error that stays with the round, for the
-    next round's test of two in a row."""
+    next round's test of two in a row. `deferred`: read up to its edit history (`m.step`),
+    which `finish_members` asks for every round at once."""
     before = client.requests
     cursors, hints = (m.cursors, m.poll_hints) if waiting else (m.previous, m.hints)
     try:
-        m.reading = m.rnd.read(cursors, hints, limit, hook=False)
+        step = m.rnd.read_begin(cursors, hints, limit)
+        if deferred:
+            m.step = step
+            return None
+        m.reading = m.rnd.read_finish(step, *ask_history(client, [step]), hook=False)
         m.filtered = dict(m.reading.filtered)
         return None
     except BundleError as err:
@@ -229,3 +236,19 @@ def read_member(m: Member, limit: int, client: Any, last: Optional[BundleError],
         return err if isinstance(err, (ServerError, NetworkError)) else None
     finally:
         m.requests += client.requests - before
+
+
+def finish_members(members: List[Member], client: Any) -> None:
+    """The rounds `read_member(deferred=True)` read, finished: the edit history of every
+    round's candidates in one GraphQL query per 100 (section 19, turn 6), its requests counted
+    in the first round that asked, then each round's reading."""
+    begun = [m for m in members if m.error is None and m.step is not None]
+    before = client.requests
+    nodes, warnings = ask_history(client, [m.step for m in begun])
+    first = next((m for m in begun if any(p.candidates for p in m.step.pending)), None)
+    if first is not None:
+        first.requests += client.requests - before
+    for m in begun:
+        step, m.step = m.step, None
+        m.reading = m.rnd.read_finish(step, nodes, warnings, hook=False)
+        m.filtered = dict(m.reading.filtered)

@@ -40,6 +40,31 @@ if TYPE_CHECKING:  # typing is for annotations: not imported at run time (sectio
     from typing import Any, Dict, List, Optional, Tuple
 
 
+class ReadStep:
+    """A round's read up to the edit history of its lists' candidates (`Round.read_begin`)."""
+
+    def __init__(self, batches: Dict[str, Batch], steps: Dict[str, Any], news: bool,
+                 reading: Optional[Reading] = None) -> None:
+        self.batches, self.steps, self.news = batches, steps, news
+        self.reading = reading  # already whole (a moved round reads nothing)
+
+    @property
+    def pending(self) -> List[Any]:
+        return [s.pending for s in self.steps.values() if s.pending is not None]
+
+
+def ask_history(client: Any, steps: List[ReadStep]) -> Tuple[Any, List[str]]:
+    """The edit history of every candidate of `steps` (one command's rounds): one GraphQL
+    query per 100 (section 19, turn 6), none without a candidate. (node_id -> node, None when
+    GraphQL could not be read; the warning each list with a candidate then reports)."""
+    pending = [p for step in steps for p in step.pending]
+    if not any(p.candidates for p in pending):
+        return {}, []
+    from ..streams import since
+
+    return since.ask_history(client, pending)
+
+
 class Round(Layout, TrackedTimes):
     """One round over the kinds of news of an issue or a pull request: the engine. Subclasses
     give the layout only (layouts.py: its kinds, registered once; layout.py: how their
@@ -171,7 +196,16 @@ class Round(Layout, TrackedTimes):
 
     def read(self, previous: Cursors, hints: Any, limit: int, sharpen: bool = True,
              hook: bool = True) -> Reading:
-        """Every stream read after its cursor; each item normalised once, for output."""
+        """Every stream read after its cursor; each item normalised once, for output:
+        `read_begin`, one edit-history query per 100 candidates of all its lists
+        (`ask_history`), `read_finish`."""
+        step = self.read_begin(previous, hints, limit, sharpen)
+        return self.read_finish(step, *ask_history(self.client, [step]), hook=hook)
+
+    def read_begin(self, previous: Cursors, hints: Any, limit: int, sharpen: bool = True
+                   ) -> ReadStep:
+        """Every stream read after its cursor, each list's edits up to their candidates' edit
+        history (section 19, turn 6: a command asks it once for all its rounds' lists)."""
         hints = hints or {}
         batches: Dict[str, Batch] = {}
         self.client.first_date = None  # read_at: this read's first answer
@@ -184,7 +218,8 @@ class Round(Layout, TrackedTimes):
             reading = self.present({k: Batch(k, cursor=prev.get(k), hint=hints.get(k),
                                              more_available=False) for k in self.streams})
             reading.moved = False
-            return reading
+            return ReadStep(batches, {}, False, reading)
+        steps: Dict[str, Any] = {}
         for kind, stream in self.streams.items():
             cursor = previous.get(kind) if previous is not None else None
             stream.before_read(self, previous, batches)
@@ -199,13 +234,25 @@ class Round(Layout, TrackedTimes):
                 stream.tracked_since = self.tracked_since if previous is not None else None
                 stream.read_at = self.read_at
                 o = self.options
-                batch.edited, batch.edits_left = stream.edits_after(
+                steps[kind] = stream.edits_begin(
                     cursor, batch, hints.get(kind), limit, o.include_edits, o.max_body_chars,
                     o.reveal_hidden)
             batches[kind] = batch
         relocation.after_read(self)
-        reading = self.present(batches)
-        reading.moved = news
+        return ReadStep(batches, steps, news)
+
+    def read_finish(self, step: ReadStep, nodes: Any, warnings: List[str],
+                    hook: bool = True) -> Reading:
+        """`read_begin`'s reading, its lists' edits decided with `ask_history`'s answer."""
+        if step.reading is not None:
+            return step.reading
+        for kind, edit_step in step.steps.items():
+            batch = step.batches[kind]
+            batch.edited, batch.edits_left = edit_step.finish(nodes, warnings)
+            if edit_step.candidates:
+                warnings = []  # one query failed: said once in the round's warnings
+        reading = self.present(step.batches)
+        reading.moved = step.news
         if reading.returned and hook:  # the inbox runs it after --max-total's cut
             self.on_items(reading)
         return reading

@@ -339,9 +339,51 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
            whole: bool, at_or_before: Any, returned_new: Sequence[Mapping[str, Any]],
            limit: Optional[int], reason: Any, establish_from: Optional[str],
            what: str = "the comment list", bound: Optional[_dt.datetime] = None,
-           floor: Optional[str] = None, lookup: Any = None, read_at: Optional[str] = None
-           ) -> Decision:
-    """One flagged check of one list.
+           floor: Optional[str] = None, lookup: Any = None, read_at: Optional[str] = None,
+           defer: bool = False) -> Any:
+    """One flagged check of one list: `begin`, then `lookup` asked for the candidates' edit
+    history (when there is one), then `Pending.finish`.
+
+    lookup        (candidates, seen by id, handled_at, no_change_before) -> {id: what GitHub's
+                  edit history says} (streams/history.py); an item it says was not edited
+                  since it was handled (`no_change`) is left out as `edited_no_change`
+    defer         the `Pending` itself, to finish once the command asked the history of
+                  every list's candidates (section 19, turn 6)
+    """
+    step = begin(previous, since_items, whole, at_or_before, returned_new, limit, reason,
+                 establish_from, what, bound, floor, read_at)
+    if defer:
+        return step
+    history = lookup(step.candidates, step.seen, step.handled_at, step.no_change_before) if (
+        lookup and step.candidates) else {}
+    return step.finish(history)
+
+
+class Pending:
+    """A list's decision up to its edit history (section 19, turn 6: one command asks the
+    history of every list's `candidates` in one query per 100, then finishes each)."""
+
+    def __init__(self, candidates: List[Mapping[str, Any]], seen: Mapping[int, Any],
+                 handled_at: Optional[str], no_change_before: Optional[str],
+                 finish: Any) -> None:
+        self.candidates = candidates          # the edits of handled items, ascending id
+        self.seen = seen                      # the stored `seen`, by id
+        self.handled_at = handled_at
+        self.no_change_before = no_change_before
+        self._finish = finish
+
+    def finish(self, history: Mapping[int, Dict[str, Any]]) -> Decision:
+        """The decision, given what the edit history says of the candidates ({} when none
+        was asked): `no_change` leaves one out, and --limit counts what remains."""
+        return self._finish(history)
+
+
+def begin(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[str, Any]],
+          whole: bool, at_or_before: Any, returned_new: Sequence[Mapping[str, Any]],
+          limit: Optional[int], reason: Any, establish_from: Optional[str],
+          what: str = "the comment list", bound: Optional[_dt.datetime] = None,
+          floor: Optional[str] = None, read_at: Optional[str] = None) -> Pending:
+    """One flagged check of one list, up to the edit history of its candidates.
 
     previous      the stored watermark (None: establish it at this check)
     since_items   what the `since` read returned (ascending id); `whole`: nothing was cut
@@ -358,9 +400,6 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
     bound         the read's `Date` + 1 hour: W never moves past it (see newest_updated)
     floor         without W (a first ask): `tracked_since`, from when edits are reported
                   (None: a first look, the read is only the baseline)
-    lookup        (candidates, seen by id, handled_at) -> {id: what GitHub's edit history
-                  says} (streams/history.py); an item it says was not edited since it was
-                  handled (`no_change`) is left out as `edited_no_change`
     read_at       this read's `Date` (GitHub's clock): `moved_at` when W moves
     """
     d = Decision()
@@ -376,7 +415,7 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
         base = [entry_of(r) for r in since_items if r["id"] not in new_ids]
         d.record = make(through, merge(merge(prev_seen, base), new_pairs), read_at)
         d.established = True
-        return d
+        return Pending([], {}, None, None, lambda _history: d)
     seen = index(prev_seen)
     floor_t = _t(floor) if first else None  # type: ignore[arg-type]
     handled_at = floor if first else (previous.get("moved_at")  # type: ignore[union-attr]
@@ -402,8 +441,22 @@ def decide(previous: Optional[Mapping[str, Any]], since_items: Sequence[Mapping[
             passed.append(entry_of(raw))  # a bump with the same text: keep its newer pair
     no_change_before = handled_at if first else format_time(
         _t(handled_at) - _dt.timedelta(seconds=OVERLAP_SECONDS))  # a write visible late
-    d.history = lookup(candidates, seen, handled_at, no_change_before) if (
-        lookup and candidates) else {}
+    return Pending(candidates, seen, handled_at, no_change_before,
+                   lambda history: _finish(d, dict(history), candidates, undecided, passed,
+                                           previous, prev_seen, new_pairs, since_items,
+                                           whole, first, limit, reason, establish_from,
+                                           bound, read_at, what))
+
+
+def _finish(d: Decision, history: Dict[int, Dict[str, Any]],
+            candidates: List[Mapping[str, Any]], undecided: List[Mapping[str, Any]],
+            passed: List[Entry], previous: Optional[Mapping[str, Any]],
+            prev_seen: List[Entry], new_pairs: List[Entry],
+            since_items: Sequence[Mapping[str, Any]], whole: bool, first: bool,
+            limit: Optional[int], reason: Any, establish_from: Optional[str],
+            bound: Optional[_dt.datetime], read_at: Optional[str], what: str) -> Decision:
+    """`begin`'s decision finished with the candidates' edit history."""
+    d.history = history
     kept = 0
     for raw in candidates:
         why = reason(raw) if reason else None

@@ -14,7 +14,9 @@ docs/reference.md). From them `previous_body`: the revision the agent handled.
 - A candidate without a hash whose `lastEditedAt` is null or before that time is no body edit
   (a re-anchored line, a hidden comment): `no_change`.
 
-No query when there is no candidate (an idle poll never sends one). A GraphQL failure is never
+One command asks for the candidates of all its lists together (turn 6: a pull request's
+conversation and inline comments, every round of the inbox; since.ask_history). No query when
+there is no candidate (an idle poll never sends one). A GraphQL failure is never
 the round's error: every candidate is then reported with nulls and "graphql_unavailable".
 """
 

@@ -10,9 +10,12 @@ are the next poll's probe: an edit, a new comment (it is updated now, so it is i
 or a deletion changes at least one of them, and the one with room takes an arrival after the
 last. An idle poll is one conditional request per page, answered 304 (free).
 
-`read_edits` is one list's part of a flagged check: the read from the watermark (or, to
+`begin_edits` is one list's part of a flagged check: the read from the watermark (or, to
 establish one, from a GitHub time the cursor holds), edits.py's decision, and the probe for the
-next poll. The probe is kept with the URL it was measured on: a later watermark reuses it while
+next poll; the decision is finished (`PendingEdits.finish`) once the command asked the edit
+history of every list's candidates (`ask_history`: one query per 100, section 19 turn 6).
+`read_edits` does both for one list alone.
+The probe is kept with the URL it was measured on: a later watermark reuses it while
 its `since` is at most REUSE_SECONDS earlier and it is one page (the read keeps only what is
 updated since the watermark's own `since`, so the answer is the same), so a watermark that
 moves does not cost a read of a new URL; a probe of several pages is re-anchored at the
@@ -188,7 +191,63 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
                max_pages: int, hint: Optional[Mapping[str, Any]],
                tracked_since: Optional[str] = None, read_at: Optional[str] = None
                ) -> EditRead:
-    """One list's part of a flagged check (see the module docstring). `previous`: the
+    """One list's part of a flagged check, its edit history asked on its own: `begin_edits`,
+    one `history.fetch`, `PendingEdits.finish`."""
+    step = begin_edits(client, path, what, previous, establish_from, at_or_before,
+                       returned_new, limit, reason, max_pages, hint, tracked_since, read_at)
+    return step.finish(*ask_history(client, [step]))
+
+
+def ask_history(client: Any, steps: Sequence[PendingEdits]
+                ) -> Tuple[Optional[Dict[str, Dict[str, Any]]], List[str]]:
+    """The edit history of every candidate of `steps` (lists of one command, section 19 turn
+    6): one query per 100, none without a candidate. (node_id -> node, None when GraphQL
+    could not be read; the warning each list with a candidate reports then)."""
+    candidates = [c for step in steps for c in step.candidates]
+    if not candidates:
+        return {}, []
+    from . import history  # only a check that found a candidate edit asks GraphQL
+
+    warnings: List[str] = []
+    return history.fetch(client, candidates, warnings), warnings
+
+
+class PendingEdits:
+    """One list's flagged check up to its candidates' edit history (`candidates`)."""
+
+    def __init__(self, out: EditRead, step: Any, finish: Callable[[Any], EditRead]) -> None:
+        self.out, self.step, self._finish = out, step, finish
+
+    @property
+    def candidates(self) -> List[Mapping[str, Any]]:
+        return list(self.step.candidates)
+
+    def finish(self, nodes: Optional[Mapping[str, Dict[str, Any]]], warnings: Sequence[str]
+               ) -> EditRead:
+        """The list's edits, given `ask_history`'s answer for the command's candidates (the
+        warnings are reported only by a list that had a candidate)."""
+        from . import history
+
+        step = self.step
+        if step.candidates:
+            self.out.warnings.extend(warnings)
+        info = {c["id"]: history.describe(
+            c, (nodes or {}).get(c.get("node_id")),  # type: ignore[arg-type]
+            (step.seen.get(c["id"]) or [None, None, None])[2], step.handled_at,
+            nodes is not None, step.no_change_before)
+            for c in step.candidates}
+        return self._finish(step.finish(info))
+
+
+def begin_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str, Any]],
+                establish_from: Optional[str], at_or_before: Callable[[int], bool],
+                returned_new: Sequence[Mapping[str, Any]], limit: Optional[int],
+                reason: Optional[Callable[[Mapping[str, Any]], Optional[str]]],
+                max_pages: int, hint: Optional[Mapping[str, Any]],
+                tracked_since: Optional[str] = None, read_at: Optional[str] = None
+                ) -> PendingEdits:
+    """One list's part of a flagged check (see the module docstring) up to the edit history
+    of its candidates. `previous`: the
     stored watermark (None: establish one at `establish_from`, a GitHub time A: the read
     starts an hour before it and W is at least A, so every later read, from W - 1 hour on,
     meets only pairs this read recorded or later ones; from 1970 on a list with nothing to
@@ -197,7 +256,8 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
     Without W (no record, or `through` null) and with `tracked_since` (section 19, turn 5:
     the first ask), the read starts an hour before the earlier of the anchor and
     `tracked_since`, and the edits made since `tracked_since` are reported; each candidate's
-    edit history is read over GraphQL (history.py: one query per 100, none without one)."""
+    edit history is read over GraphQL (history.py: one query per 100 for the whole command,
+    none without one)."""
     out = EditRead()
     if previous is not None and not edits.valid(previous):
         previous = None
@@ -219,41 +279,35 @@ def read_edits(client: Any, path: str, what: str, previous: Optional[Mapping[str
         url_since, probe = hint["since"], {"since": hint["since"], "probes": hint["probes"]}
     r = read(client, path, what, url_since, max_pages, probe)
 
-    def lookup(candidates: Sequence[Mapping[str, Any]], seen: Mapping[int, Any],
-               handled_at: Optional[str], no_change_before: Optional[str]
-               ) -> Dict[int, Dict[str, Any]]:
-        from . import history  # only a check that found a candidate edit asks GraphQL
-
-        nodes = history.fetch(client, candidates, out.warnings)
-        return {c["id"]: history.describe(
-            c, (nodes or {}).get(c.get("node_id")),  # type: ignore[arg-type]
-            (seen.get(c["id"]) or [None, None, None])[2], handled_at, nodes is not None,
-            no_change_before)
-            for c in candidates}
-
     out.pages, out.not_modified, out.truncated = r.pages, r.not_modified, not r.whole
     out.warnings.extend(r.warnings)
     floor = edits.parse_time(want)
     items = [i for i in r.items if (edits.parse_time(i.get("updated_at")) or floor) >= floor]
-    d = edits.decide(previous, items, r.whole and not r.not_modified, at_or_before,
-                     returned_new, limit, reason, establish_from, what,
-                     edits.date_bound(r.date), floor=tracked_since if first else None,
-                     lookup=lookup, read_at=read_at)
-    out.edited = list(d.edited)  # type: ignore[arg-type]
-    for _raw, why in d.left_out:
-        out.left_out[why] = out.left_out.get(why, 0) + 1
-    out.record, out.established, out.history = d.record, d.established, d.history
-    out.more_available = bool(d.cut)
-    out.warnings.extend(d.warnings)
-    probes = r.probes if (r.whole or r.not_modified) else []
-    # An item this check returns as new, edited between its id read and this `since` read: the
-    # page read holds a version not returned and not yet an edit of a handled one. Its probe
-    # is not kept, so the next flagged check reads the page and reports it (section 22).
-    given = {g.get("id"): _version(g) for g in returned_new if isinstance(g, Mapping)}
-    raced = any(i.get("id") in given and _version(i) != given[i.get("id")] for i in r.items)
-    if probes and out.record is not None and not d.cut and not raced:
-        out.hint = {"record": digest(out.record), "since": url_since, "probes": probes}
-    return out
+    step = edits.decide(previous, items, r.whole and not r.not_modified, at_or_before,
+                        returned_new, limit, reason, establish_from, what,
+                        edits.date_bound(r.date), floor=tracked_since if first else None,
+                        read_at=read_at, defer=True)
+
+    def finish(d: Any) -> EditRead:
+        out.edited = list(d.edited)  # type: ignore[arg-type]
+        for _raw, why in d.left_out:
+            out.left_out[why] = out.left_out.get(why, 0) + 1
+        out.record, out.established, out.history = d.record, d.established, d.history
+        out.more_available = bool(d.cut)
+        out.warnings.extend(d.warnings)
+        probes = r.probes if (r.whole or r.not_modified) else []
+        # An item this check returns as new, edited between its id read and this `since`
+        # read: the page read holds a version not returned and not yet an edit of a handled
+        # one. Its probe is not kept, so the next flagged check reads the page and reports it
+        # (section 22).
+        given = {g.get("id"): _version(g) for g in returned_new if isinstance(g, Mapping)}
+        raced = any(i.get("id") in given and _version(i) != given[i.get("id")]
+                    for i in r.items)
+        if probes and out.record is not None and not d.cut and not raced:
+            out.hint = {"record": digest(out.record), "since": url_since, "probes": probes}
+        return out
+
+    return PendingEdits(out, step, finish)
 
 
 def _version(item: Mapping[str, Any]) -> Tuple[Any, Any]:

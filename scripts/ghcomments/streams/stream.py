@@ -122,6 +122,26 @@ def with_history(shown: Dict[str, Any], info: Optional[Dict[str, Any]],
     return out
 
 
+class EditsStep:
+    """One list's edits of one read up to its candidates' edit history (`Stream.edits_begin`):
+    `pending` (since.PendingEdits; None: nothing to ask), then `finish` with the history the
+    command asked for every list at once (round/engine.ask_history)."""
+
+    def __init__(self, pending: Any, done: Callable[[Any], Any]) -> None:
+        self.pending, self._done = pending, done
+
+    @property
+    def candidates(self) -> List[Any]:
+        return self.pending.candidates if self.pending is not None else []
+
+    def finish(self, nodes: Any, warnings: List[str]
+               ) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
+        """(the edited items to show, what the filters left out); the batch's cursor and
+        hint carry the watermark."""
+        return self._done(self.pending.finish(nodes, warnings) if self.pending is not None
+                          else None)
+
+
 def get_item(client: Any, path: str, what: str, missing: str) -> Dict[str, Any]:
     """One object by id (a comment, a review): 404 becomes exit 4 saying `missing`."""
     try:
@@ -355,49 +375,63 @@ class Stream:
                      reveal_hidden: bool) -> Dict[str, Any]:
         raise NotImplementedError
 
-    def edits_after(self, previous: Optional[Dict[str, Any]], batch: Batch,
+    def edits_begin(self, previous: Optional[Dict[str, Any]], batch: Batch,
                     hint: Optional[Dict[str, Any]], limit: int, flagged: bool,
-                    max_body_chars: Optional[int], reveal_hidden: bool
-                    ) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
-        """The list's edit watermark after the id read of `batch`, into its cursor and hint;
-        (the edited items to show, what the filters left out). With `flagged`
-        (--include-edits): the `since` read and its decision. Without: the stored watermark
-        kept, the items returned recorded as given (None: nothing to show)."""
+                    max_body_chars: Optional[int], reveal_hidden: bool) -> EditsStep:
+        """The list's edit watermark after the id read of `batch`, up to the edit history of
+        its candidates (section 19, turn 6: the round, or the inbox, asks every list's in one
+        query per 100, then calls each step's `finish`). `finish` puts the watermark into
+        the batch's cursor and hint and gives (the edited items to show, what the filters
+        left out). With `flagged` (--include-edits): the `since` read and its decision.
+        Without: the stored watermark kept, the items returned recorded as given (None:
+        nothing to show)."""
         stored = edits.of(previous)
         old_hint = edits.of(hint)
-        shown: Optional[List[Dict[str, Any]]] = None
-        left: Dict[str, int] = {}
         base = batch.cursor if batch.cursor is not None else previous
         if base is None:  # a first look at an empty list: no cursor to carry a watermark
-            return ([] if flagged else None), left
+            return EditsStep(None, lambda _er: (([] if flagged else None), {}))
         first = stored is None or stored.get("through") is None
+        shown: Optional[List[Dict[str, Any]]] = None
         if flagged and first and batch.more_available is not False:
             # W is set (and a first ask answered) by the check that reaches the end of the
             # list, where the newest comment bounds the read (a batch cut short does not);
             # until then the returned items are recorded as given
             flagged, shown = False, []
-        if flagged:
-            from . import since  # only a flagged check reads `since` windows
+        if not flagged:
+            record = edits.carry(stored, self.returned(batch))
 
-            er = since.read_edits(
-                self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
-                stored if previous is not None else None,
-                self.establish_from(previous, batch), self.handled(previous, batch),
-                self.returned(batch), limit, self.reason, self.max_pages, old_hint,
-                self.tracked_since, self.read_at)
+            def carried(_er: Any) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
+                self._edits_into(batch, base, record, old_hint)
+                return shown, {}
+
+            return EditsStep(None, carried)
+        from . import since  # only a flagged check reads `since` windows
+
+        pending = since.begin_edits(
+            self.client, self.edits_list(), f"{self.what_edits} of {self.label}",
+            stored if previous is not None else None,
+            self.establish_from(previous, batch), self.handled(previous, batch),
+            self.returned(batch), limit, self.reason, self.max_pages, old_hint,
+            self.tracked_since, self.read_at)
+
+        def finish(er: Any) -> Tuple[Optional[List[Dict[str, Any]]], Dict[str, int]]:
             self.pages += er.pages
             self.warnings.extend(er.warnings)
             shown = [with_history(self.present_edit(r, max_body_chars, reveal_hidden),
                                   er.history.get(r["id"]), max_body_chars, reveal_hidden)
                      for r in er.edited]
-            left = dict(er.left_out)
-            record, new_hint = er.record, er.hint
             if er.more_available or er.truncated:  # edits left for a later check
                 batch.more_available = True
             batch.truncated = batch.truncated or er.truncated
-        else:
-            record = edits.carry(stored, self.returned(batch))
-            new_hint = old_hint
+            self._edits_into(batch, base, er.record, er.hint)
+            return shown, dict(er.left_out)
+
+        return EditsStep(pending, finish)
+
+    @staticmethod
+    def _edits_into(batch: Batch, base: Dict[str, Any], record: Optional[Dict[str, Any]],
+                    new_hint: Optional[Dict[str, Any]]) -> None:
+        """The batch's cursor carrying the watermark `record`, its hint `new_hint`."""
         batch.cursor = with_edits(base, record)
         if isinstance(batch.hint, dict):
             batch.hint = {k: v for k, v in batch.hint.items() if k != edits.PART}
@@ -405,7 +439,6 @@ class Stream:
                 batch.hint[edits.PART] = new_hint
             if "cursor" in batch.hint:  # a hint naming its cursor names the final one
                 batch.hint["cursor"] = batch.cursor
-        return shown, left
 
     def _count(self, counts: Dict[str, int], why: str, n: int = 1) -> None:
         counts[why] = counts.get(why, 0) + n
