@@ -611,3 +611,76 @@ def test_max_total_over_kinds_never_recommends_a_conversation_without_its_id(fak
     upd = json.loads((state_dir(s.root) / f"{OWNER}-{NAME}-{PR}-pr-updates.json").read_text())
     conv = upd["recommended_checkpoint"]["conversation"]
     assert conv is None or isinstance(conv.get("last_comment_id"), int), conv
+
+
+def _edits(s):
+    s.check("--include-edits", EV)
+    s.confirm()
+    first = s.fake.comment_ids(OWNER, NAME, ISSUE)[0]
+    s.fake.advance(60)
+    s.fake.edit_comment(first, "changed", editor="alice")
+    s.fake.add_comment(OWNER, NAME, ISSUE, body="after", user="bob")
+    doc = s.check("--include-edits", EV)
+    s.confirm(doc["snapshot_id"], "--through", doc["new_comments"][0]["id"])
+    s.check("--include-edits", EV)
+    s.confirm()
+    s.check("--include-edits")
+    s.latest("--update-state")
+    s.run("get_latest_comments.py", "--root", s.root, "--followed")
+
+
+def _pr_wait_terminated(s):
+    s.check(EV, pr=True)
+    s.confirm(pr=True)
+    _terminated(s, EV, pr=True)
+    s.check(EV, pr=True)
+
+
+SCENARIOS.update({"edits": (_issue, _edits), "pr_wait_terminated": (_pr, _pr_wait_terminated)})
+
+
+@pytest.mark.parametrize("name", ["edits", "pr_wait_terminated"])
+def test_more_scenarios_are_the_same(fake, old_scripts, tmp_path, name):
+    setup, scenario = SCENARIOS[name]
+    assert_same(differential(fake, old_scripts, tmp_path, setup, scenario))
+
+
+def _ahead(pr: bool, path, bump):
+    def scenario(s):
+        s.check(EV, pr=pr)
+        s.confirm(pr=pr)
+        s.fake.add_comment(OWNER, NAME, PR if pr else ISSUE, body="new", user="bob")
+        s.fake.close_issue(OWNER, NAME, PR if pr else ISSUE, by="bob")
+        doc = s.check(EV, pr=pr)
+        cp_path = s.checkpoint_path(pr=pr)
+        cp = json.loads(cp_path.read_text())
+        part = cp
+        for step in path[:-1]:
+            part = part[step]
+        part[path[-1]] = bump(part[path[-1]])
+        cp_path.write_text(json.dumps(cp))
+        s.confirm(doc["snapshot_id"], pr=pr)
+        s.confirm(doc["snapshot_id"], "--force", pr=pr)
+        s.latest("--update-state", pr=pr)
+        s.check(EV, pr=pr)
+        s.run("check_issue_updates.py", "--root", s.root, "--followed", EV)
+        s.run("get_latest_comments.py", "--root", s.root, "--followed", "--confirm-updates",
+              "--snapshot-id", s.last.get("snapshot_id") or "none")
+    return scenario
+
+
+AHEAD = {
+    "issue_conversation": (False, ("last_comment_id",), lambda v: v + 1000),
+    "issue_events": (False, ("events", "last_event_id"), lambda v: v + 1000),
+    "pr_conversation": (True, ("conversation", "last_comment_id"), lambda v: v + 1000),
+    "pr_events": (True, ("conversation", "events", "last_event_id"), lambda v: v + 1000),
+    "pr_reviews": (True, ("reviews", "last_review_id"), lambda v: v + 1000),
+    "pr_head": (True, ("head", "seen_at"), lambda v: "2099-01-01T00:00:00Z"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AHEAD))
+def test_a_checkpoint_ahead_is_handled_as_before(fake, old_scripts, tmp_path, name):
+    pr, path, bump = AHEAD[name]
+    assert_same(differential(fake, old_scripts, tmp_path, _pr if pr else _issue,
+                             _ahead(pr, path, bump)))
