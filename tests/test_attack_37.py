@@ -45,7 +45,8 @@ _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 _HEX = re.compile(r"\b[0-9a-f]{32}\b")
 VOLATILE = {"saved_at", "read_at", "tracked_since", "fetched_at", "waited_seconds",
             "checked_at", "generated_at", "elapsed_seconds", "retry_after_seconds",
-            "previous_sha256"}  # hashes a head's seen_at, this machine's time
+            "previous_sha256",  # hashes a head's seen_at, this machine's time
+            "record"}  # an edit hint's hash of its watermark, which holds read times
 _SHA = re.compile(r"\b[0-9a-f]{40}\b|\b[0-9a-f]{64}\b")
 
 
