@@ -2,8 +2,15 @@
 promise. Differential tests run the same scenario with the scripts as they were before the
 refactor (349a97f, exported by `git archive`) and as they are now, against the same fake state
 (the fake reset and its clock fixed between the two), and compare what an agent sees: exit
-codes, parsed stdout, the state folder's files, the requests sent. Each test that proves a
-defect is xfail(strict=True): it passes when the defect is fixed.
+codes, parsed stdout, the state folder's files, the requests sent.
+
+The differential review ran at the refactor's merge (67c0b3f): 30 scenarios (issue and pull
+request rounds, --through, --after-comment-id, the inbox and --max-total, corrupt parts, a
+checkpoint ahead in each part, transfers, --followed and --unfollow) gave what 349a97f gave,
+and two defects were proven. Later work changes these documents on purpose (handled_head, a
+moved repository, --include-checks), so the comparisons themselves were retired from the suite;
+the defects' reproductions below stay, asserting the behaviour directly, and the harness stays
+for the next refactor (`differential`).
 """
 
 from __future__ import annotations
@@ -238,17 +245,6 @@ def _pr(fake):
     fake.advance(10)
 
 
-def test_harness_an_issue_round_is_the_same(fake, old_scripts, tmp_path):
-    def scenario(s):
-        s.check()
-        s.confirm()
-        s.fake.add_comment(OWNER, NAME, ISSUE, body="more", user="bob")
-        s.check()
-        s.confirm()
-        s.check()
-    assert_same(differential(fake, old_scripts, tmp_path, _issue, scenario))
-
-
 EV = "--include-events"
 
 
@@ -424,19 +420,20 @@ def _events_forbidden_wait(s):
     _terminated(s, EV)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: an interrupted wait whose events answered 403 "
-                   "now keeps events null instead of clearing them to []")
-def test_an_interrupted_wait_with_forbidden_events_clears_them_as_before(fake, old_scripts,
-                                                                         tmp_path):
-    """SIGTERM during `--wait --include-events` while the events list answers 403: at 349a97f
-    the interrupted document's `events` was `[]` (reading._clear emptied every named item
-    list); now `_clear` only empties values that are lists, so `events` stays null — a
-    changed document (exit 143 both times)."""
-    logs = differential(fake, old_scripts, tmp_path, _issue, _events_forbidden_wait)
-    old, new = logs[0][-1], logs[1][-1]
-    assert old["code"] == new["code"] == 143
-    assert old["stdout"]["events"] == []
-    assert new["stdout"]["events"] == old["stdout"]["events"]
+def test_an_interrupted_wait_with_forbidden_events_clears_them_as_before(fake, tmp_path):
+    """SIGTERM during `--wait --include-events` while the events list answers 403: the
+    interrupted document's `events` is `[]` with `event_count` 0, as before the refactor (the
+    differential run found it null: `reading._clear` empties only lists, so the events kind
+    declares its fields in `cleared`)."""
+    fake.clock = FIXED_CLOCK
+    _issue(fake)
+    root = tmp_path / "work"
+    root.mkdir()
+    side = Side(fake, SCRIPTS, root)
+    _events_forbidden_wait(side)
+    last = side.log[-1]
+    assert last["code"] == 143
+    assert last["stdout"]["events"] == [] and last["stdout"]["event_count"] == 0
 
 
 # --------------------------------------------------------------------------- a second flagged
@@ -514,13 +511,6 @@ CORRUPT = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CORRUPT))
-def test_a_corrupt_part_is_reported_as_before(fake, old_scripts, tmp_path, name):
-    pr, mutate = CORRUPT[name]
-    setup = _pr if pr else _issue
-    assert_same(differential(fake, old_scripts, tmp_path, setup, _corrupting(pr, mutate)))
-
-
 def _transfer_first_look(s):
     s.fake.add_repo(OWNER, "elsewhere")
     s.fake.transfer_issue(OWNER, NAME, ISSUE, OWNER, "elsewhere")
@@ -577,15 +567,6 @@ SCENARIOS.update({"transfer_first_look": (_issue, _transfer_first_look),
                   "budget": (_both, _budget)})
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_scenario_is_the_same(fake, old_scripts, tmp_path, name):
-    setup, scenario = SCENARIOS[name]
-    assert_same(differential(fake, old_scripts, tmp_path, setup, scenario))
-
-
-@pytest.mark.xfail(strict=True, reason="--max-total cutting a PR's conversation to nothing on "
-                   "a first look recommends a conversation cursor without last_comment_id "
-                   "under --include-events: the next inbox check exits 7 (also at 349a97f)")
 def test_max_total_over_kinds_never_recommends_a_conversation_without_its_id(fake, tmp_path):
     """The inbox follows a pull request with --include-events and --max-total 1: the first
     look returns one review and no conversation comment, so the conversation cursor stays
@@ -640,12 +621,6 @@ def _pr_wait_terminated(s):
 SCENARIOS.update({"edits": (_issue, _edits), "pr_wait_terminated": (_pr, _pr_wait_terminated)})
 
 
-@pytest.mark.parametrize("name", ["edits", "pr_wait_terminated"])
-def test_more_scenarios_are_the_same(fake, old_scripts, tmp_path, name):
-    setup, scenario = SCENARIOS[name]
-    assert_same(differential(fake, old_scripts, tmp_path, setup, scenario))
-
-
 def _ahead(pr: bool, path, bump):
     def scenario(s):
         s.check(EV, pr=pr)
@@ -680,8 +655,3 @@ AHEAD = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(AHEAD))
-def test_a_checkpoint_ahead_is_handled_as_before(fake, old_scripts, tmp_path, name):
-    pr, path, bump = AHEAD[name]
-    assert_same(differential(fake, old_scripts, tmp_path, _pr if pr else _issue,
-                             _ahead(pr, path, bump)))

@@ -91,6 +91,8 @@ class ConversationStream(Stream):
                      ) -> Optional[Dict[str, Any]]:
         if items:
             return checkpoint_of(items[-1])
+        if previous is None:  # nothing handled yet: no cursor (never one without an id)
+            return None
         return dict(cursor_part(previous) or {}, last_seen_comment_updated_at=None)
 
     # -- edits (section 19) ------------------------------------------------------------------

@@ -40,6 +40,7 @@ class EventsStream(EventList):
     takes_filters = False   # the filters apply to actors (`wire`)
     asks_since = True
     shown = ("events",)
+    cleared = {"events": [], "event_count": 0}  # also where a 403 made `events` null
     active = False          # --include-events: without it the stored cursor is carried as is
     subject: Optional[Subject] = None
     first_ask_since: Optional[str] = None  # the checkpoint's tracked_since (set by the round)
