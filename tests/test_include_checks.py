@@ -441,3 +441,32 @@ def test_limit_and_max_total_cut_checks_and_the_rest_comes_next(pull, agent, tmp
         if not d["has_updates"]:
             break
     assert sorted(seen) == ["a", "b", "c"] and len(seen) == 3
+
+
+def test_the_inbox_confirms_mergeability_turning_false(pull, agent, tmp_path):
+    """Found by tests/test_checks_model.py: the inbox's confirm judged a snapshot whose only
+    news was mergeability turning false "already applied" (same head, same `done`), so the
+    cursor kept `mergeable: true` and every later inbox check returned the news again."""
+    run(pull, "lint", "success")
+    root = tmp_path / "inbox"
+    root.mkdir()
+    ref = ["--follow", f"{OWNER}/{NAME}/pull/{PR}"]
+
+    def inbox_round():
+        d = ok(inbox(pull, root, *ref, FLAG))
+        ok(latest(pull, root, "--followed", "--confirm-updates", "--snapshot-id",
+                  d["snapshot_id"]))
+        (conv,) = d["conversations"] or [{}]
+        return d, conv
+
+    for _ in range(3):
+        d, _conv = inbox_round()
+    pull.set_mergeability(OWNER, NAME, PR, False, after_reads=1)
+    computing, _conv = inbox_round()  # null while GitHub computes: nothing to say
+    assert computing["has_updates"] is False
+    news, conv = inbox_round()
+    assert news["has_updates"] is True and conv["mergeable"]["changed"] is True
+    stored = json.loads((Agent(pull, root, "--pr", PR).file()).read_text())["checks"]
+    assert stored["mergeable"] is False, stored
+    again, conv = inbox_round()
+    assert again["has_updates"] is False, conv

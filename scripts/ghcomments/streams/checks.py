@@ -124,7 +124,8 @@ class ChecksStream(CheckLists):
 
     @staticmethod
     def applied(stored: Any, target: Any) -> Optional[str]:
-        """The same head with `done` a superset (and `settled` not going back), or a head
+        """The same head with `done` a superset (and `settled` not going back, and no
+        `mergeable: false` the stored lacks: that news is confirmed by writing it), or a head
         seen later: PAST."""
         if target is None:
             return SAME if stored is None else PAST
@@ -134,7 +135,9 @@ class ChecksStream(CheckLists):
             return SAME
         if stored["head_sha"] == target["head_sha"]:
             ok = (_keys(stored["done"]) >= _keys(target["done"])
-                  and (stored["settled"] or not target["settled"]))
+                  and (stored["settled"] or not target["settled"])
+                  and (target.get("mergeable") is not False
+                       or stored.get("mergeable") is False))
             return PAST if ok else None
         return PAST if _seen(stored) > _seen(target) else None
 
