@@ -442,11 +442,6 @@ def test_checks_model_returns_each_failure_once_settles_once_and_idles_at_304(
     _run(fake, tmp_path_factory, ChecksModel, CHECKS_EXAMPLES)
 
 
-def test_inbox_checks_model_returns_each_failure_once_settles_once_and_idles_at_304(
-        fake, tmp_path_factory):
-    _run(fake, tmp_path_factory, InboxChecksModel, max(5, EXAMPLES // 6))
-
-
 # --------------------------------------------------------------------------- the oracles bite
 
 
