@@ -1452,7 +1452,7 @@ def measure_checks(h: Harness, runs: int = 3) -> List[ChecksRow]:
             samples: Dict[str, List[Sample]] = {"plain": [], "flagged": []}
             for _ in range(runs):
                 for mode, (token, root, extra) in setups.items():
-                    def run(token=token, root=root, extra=extra) -> int:
+                    def run(token=token, root=root, extra=extra, number=number) -> int:
                         r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr",
                                      number, "--root", root, *extra, token=token)
                         if h.report(r.json)["has_updates"]:
