@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import platform
 import shlex
@@ -1389,6 +1390,151 @@ def measure_events_inbox(h: Harness, pulls: int = EVENTS_PULLS, runs: int = 3
     return rows
 
 
+CHECKS_SHAPES = ((15, 3), (150, 3))  # (check runs, status contexts) on the head
+CI_MINUTES = 10  # the wait's CI: jobs queued at the push, the last done after 10 minutes
+
+
+@dataclass
+class ChecksRow:
+    what: str
+    plain: Optional[Sample]
+    flagged: Sample
+    peers: Optional[Tuple[int, int]] = None  # (requests, points) of a full re-read a minute
+
+
+def _ci_on_head(h: Harness, number: int, runs: int, statuses: int, done: bool = True
+                ) -> List[int]:
+    head = h.fake.pull_head(OWNER, NAME, number)
+    ids = [h.fake.add_check_run(OWNER, NAME, head, f"job-{i:03}",
+                                conclusion="success" if done else None,
+                                status="completed" if done else "queued")["id"]
+           for i in range(runs)]
+    for i in range(statuses):
+        h.fake.set_commit_status(OWNER, NAME, head, f"ci/context-{i}",
+                                 "success" if done else "pending")
+    return ids
+
+
+def _settled_checks(h: Harness, number: int, token: str, root: Path, *args: str) -> None:
+    """Check and confirm until nothing comes, 31 s apart (so that the checks settle)."""
+    quiet = 0
+    for _ in range(8):
+        r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr", number, "--root",
+                     root, *args, token=token)
+        doc = h.report(r.json)
+        _confirm(h, "--pr", number, token, root, doc)
+        quiet = quiet + 1 if not doc["has_updates"] else 0
+        if quiet == 2:
+            return
+        h.fake.advance(31)
+    raise BenchError("a pull request round with CI never settled")
+
+
+def measure_checks(h: Harness, runs: int = 3) -> List[ChecksRow]:
+    """Section 23's cost: an idle pull-request poll without and with `--include-checks`
+    (CI settled and confirmed first; `runs` interleaved runs, the median by requests), and a
+    wait from a push to CI done (CI_MINUTES of jobs finishing, one poll a minute) against a
+    full re-read of the pull request and every check page each minute."""
+    flag = "--include-checks"
+    follows = h.fake.date_follows_clock
+    h.fake.date_follows_clock = True  # GitHub's Date and its data agree
+    rows = []
+    try:
+        for n_runs, n_statuses in CHECKS_SHAPES:
+            number = new_pull(h, 20, 5, 10)
+            _ci_on_head(h, number, n_runs, n_statuses)
+            setups = {}
+            for mode in ("plain", "flagged"):
+                token, root = h.token(), h.root()
+                extra = (flag,) if mode == "flagged" else ()
+                _settled_checks(h, number, token, root, *extra)
+                setups[mode] = (token, root, extra)
+            samples: Dict[str, List[Sample]] = {"plain": [], "flagged": []}
+            for _ in range(runs):
+                for mode, (token, root, extra) in setups.items():
+                    def run(token=token, root=root, extra=extra, number=number) -> int:
+                        r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr",
+                                     number, "--root", root, *extra, token=token)
+                        if h.report(r.json)["has_updates"]:
+                            raise BenchError("an idle pull-request poll found updates")
+                        return len(r.stdout)
+                    sample = h.measure(token, run)
+                    if set(sample.statuses) != {304}:
+                        raise BenchError(f"idle poll ({mode}): not all 304: {sample.statuses}")
+                    samples[mode].append(sample)
+            median = {m: sorted(v, key=lambda x: x.requests)[len(v) // 2]
+                      for m, v in samples.items()}
+            bound = 1 + max(1, math.ceil(n_runs / 100)) + max(1, math.ceil(n_statuses / 100))
+            if median["flagged"].requests != median["plain"].requests + bound:
+                raise BenchError(f"the idle poll with {flag} cost "
+                                 f"{median['flagged'].requests} requests, not "
+                                 f"{median['plain'].requests} + {bound}")
+            rows.append(ChecksRow(f"idle PR poll, {n_runs} check runs and {n_statuses} "
+                                  "statuses", median["plain"], median["flagged"]))
+        # a wait from a push to CI done, on the last pull request (its flagged round settled)
+        token, root, _extra = setups["flagged"]
+        n_runs, n_statuses = CHECKS_SHAPES[0]
+        h.fake.advance(60)
+        h.fake.push(OWNER, NAME, number, count=1, author="alice")
+        ids = _ci_on_head(h, number, n_runs, n_statuses, done=False)
+        head = h.fake.pull_head(OWNER, NAME, number)
+        polls = []
+
+        def ci(entry) -> None:  # each probe of the pull request: a minute of CI
+            if not entry.path.endswith(f"/pulls/{number}"):
+                return
+            polls.append(1)
+            h.fake.advance(60)
+            minute = len(polls)
+            for i, rid in enumerate(ids):
+                if (i * CI_MINUTES) // len(ids) + 1 == minute:
+                    h.fake.complete_check_run(rid, "success")
+            if minute == CI_MINUTES:
+                for i in range(n_statuses):
+                    h.fake.set_commit_status(OWNER, NAME, head, f"ci/context-{i}", "success")
+
+        docs: List[dict] = []
+
+        def wait() -> int:
+            env = h.script_env(token)
+            env["GH_MONITOR_TEST_TIME_SCALE"] = "0.01"
+            r = h._run([PY, str(SCRIPTS / "check_issue_updates.py"), "--repo", REPOSITORY,
+                        "--pr", str(number), "--root", str(root), flag, "--wait", "1800",
+                        "--poll-interval", "60"], env)
+            docs.append(h.report(r.json))
+            return len(r.stdout)
+        h.fake.on_request(ci)
+        try:
+            sample = h.measure(token, wait)
+        finally:
+            h.fake.clear_hooks()
+        if not docs[-1].get("checks_settled"):
+            raise BenchError(f"the wait did not end on checks_settled: {docs[-1]}")
+        minutes = len(polls)
+        pages = 1 + math.ceil(n_runs / 100) + math.ceil(n_statuses / 100)
+        rows.append(ChecksRow(f"a wait from a push to CI done ({n_runs} runs and {n_statuses} "
+                              f"statuses finishing over {CI_MINUTES} min; {minutes} polls, one "
+                              "a minute)", None, sample, (minutes * pages, minutes * pages)))
+    finally:
+        h.fake.date_follows_clock = follows
+    return rows
+
+
+def table_checks(rows: List[ChecksRow]) -> str:
+    lines = ["| | without `--include-checks` | with it | the peers' way (a full re-read each "
+             "minute) |", "|---|---|---|---|"]
+
+    def cell(s: Optional[Sample]) -> str:
+        if s is None:
+            return "—"
+        n304 = sum(1 for x in s.statuses if x == 304)
+        return f"{s.requests} req · {s.points} pts · {n304} answered 304 · {fmt_ms(s.seconds)} ms"
+    for r in rows:
+        peers = "—" if r.peers is None else f"{r.peers[0]} req · {r.peers[1]} pts"
+        lines.append(f"| {r.what} | {cell(r.plain)} | {cell(r.flagged)} | {peers} |")
+    return "\n".join(lines)
+
+
 def table_events(rows: List[EventsRow]) -> str:
     lines = ["| idle inbox poll | requests | bound | points | answered 304 | stdout bytes | "
              "wall time |", "|---|---|---|---|---|---|---|"]
@@ -2245,8 +2391,23 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="skip the cost of --include-edits (part 9)")
     p.add_argument("--no-events", action="store_true",
                    help="skip the idle inbox with --include-events")
+    p.add_argument("--no-checks", action="store_true",
+                   help="skip the cost of --include-checks")
+    p.add_argument("--only-checks", action="store_true",
+                   help="measure only the cost of --include-checks and print its table")
     p.add_argument("--out", default=str(RESULTS), help="Markdown file (default bench-results.md)")
     args = p.parse_args(argv)
+    if args.only_checks:
+        tmp = Path(tempfile.mkdtemp(prefix="ghmon-bench-"))
+        fake = FakeGitHub(html_base="https://github.com").start()
+        try:
+            h = Harness(fake, tmp)
+            h.warm_up()
+            print(table_checks(measure_checks(h)))
+        finally:
+            fake.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     sizes = [int(s) for s in args.sizes.split(",") if s]
     columns = [c for c in COLUMNS if c != "gh" or shutil.which("gh")]
     started = time.perf_counter()
@@ -2284,6 +2445,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                                inbox_columns, progress=progress))
         progress("an idle inbox of pull requests with --include-events")
         events = [] if args.no_events else measure_events_inbox(h)
+        progress("the cost of --include-checks")
+        checks = [] if args.no_checks else measure_checks(h)
     finally:
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -2417,6 +2580,19 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "(median of 3 by requests). The flag adds two conditional requests per pull "
                 "request: the events list's probe and the head branch's ref.", "",
                 table_events(events), ""]
+    if checks:
+        doc += ["## 12. What CI said: the cost of `--include-checks` (section 23)", "",
+                "A pull request (20 comments, 5 reviews, 10 inline comments) whose head's CI "
+                "is done and confirmed: one idle poll without and with the flag (median of 3 by "
+                "requests); the flag adds 1 + ⌈R/100⌉ + ⌈S/100⌉ conditional requests (the pull "
+                "request, each page of check runs and of the combined status). Then a push and "
+                f"a wait (`--wait 1800 --poll-interval 60`) while its CI runs for {CI_MINUTES} "
+                "minutes, ended by `checks_settled`; the peers' way (Codex's gh-babysit-pr, the "
+                "/autofix-pr commands) re-reads the pull request and every check page each "
+                "minute, unconditionally: counted for the same number of polls (CI only; the "
+                "bundle's figures include the round's comment and review probes, 2 a poll).",
+                "",
+                table_checks(checks), ""]
     doc += ["## 10. The test suite (section 20)", ""] + suite_time_lines() + [""]
     doc += [f"`make bench` ran in {elapsed:.0f} s.", ""]
     text = "\n".join(doc)
