@@ -1400,6 +1400,7 @@ class ChecksRow:
     plain: Optional[Sample]
     flagged: Sample
     peers: Optional[Tuple[int, int]] = None  # (requests, points) of a full re-read a minute
+    setup: Optional[Tuple[str, Path, Tuple[str, ...]]] = None  # (token, root, flags) measured
 
 
 def _ci_on_head(h: Harness, number: int, runs: int, statuses: int, done: bool = True
@@ -1430,6 +1431,42 @@ def _settled_checks(h: Harness, number: int, token: str, root: Path, *args: str)
     raise BenchError("a pull request round with CI never settled")
 
 
+def _idle_checks(h: Harness, number: int, n_runs: int, n_statuses: int, base: Tuple[str, ...],
+                 runs: int, what: str, extra_bound: int = 0) -> ChecksRow:
+    """An idle pull-request poll with `base` flags, without and with `--include-checks`
+    (each round settled and confirmed first; `runs` interleaved runs, the median by
+    requests): the flag costs 1 + max(1, ⌈R/100⌉) + max(1, ⌈S/100⌉) more, all 304 —
+    `extra_bound` less when the pull request replaces a probe of `base`."""
+    flag = "--include-checks"
+    setups = {}
+    for mode in ("plain", "flagged"):
+        token, root = h.token(), h.root()
+        extra = base + ((flag,) if mode == "flagged" else ())
+        _settled_checks(h, number, token, root, *extra)
+        setups[mode] = (token, root, extra)
+    samples: Dict[str, List[Sample]] = {"plain": [], "flagged": []}
+    for _ in range(runs):
+        for mode, (token, root, extra) in setups.items():
+            def run(token=token, root=root, extra=extra) -> int:
+                r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr",
+                             number, "--root", root, *extra, token=token)
+                if h.report(r.json)["has_updates"]:
+                    raise BenchError("an idle pull-request poll found updates")
+                return len(r.stdout)
+            sample = h.measure(token, run)
+            if set(sample.statuses) != {304}:
+                raise BenchError(f"idle poll ({mode}): not all 304: {sample.statuses}")
+            samples[mode].append(sample)
+    median = {m: sorted(v, key=lambda x: x.requests)[len(v) // 2] for m, v in samples.items()}
+    bound = 1 + max(1, math.ceil(n_runs / 100)) + max(1, math.ceil(n_statuses / 100)) \
+        + extra_bound
+    if median["flagged"].requests != median["plain"].requests + bound:
+        raise BenchError(f"the idle poll with {' '.join(base + (flag,))} cost "
+                         f"{median['flagged'].requests} requests, not "
+                         f"{median['plain'].requests} + {bound}")
+    return ChecksRow(what, median["plain"], median["flagged"], setup=setups["flagged"])
+
+
 def measure_checks(h: Harness, runs: int = 3) -> List[ChecksRow]:
     """Section 23's cost: an idle pull-request poll without and with `--include-checks`
     (CI settled and confirmed first; `runs` interleaved runs, the median by requests), and a
@@ -1443,34 +1480,17 @@ def measure_checks(h: Harness, runs: int = 3) -> List[ChecksRow]:
         for n_runs, n_statuses in CHECKS_SHAPES:
             number = new_pull(h, 20, 5, 10)
             _ci_on_head(h, number, n_runs, n_statuses)
-            setups = {}
-            for mode in ("plain", "flagged"):
-                token, root = h.token(), h.root()
-                extra = (flag,) if mode == "flagged" else ()
-                _settled_checks(h, number, token, root, *extra)
-                setups[mode] = (token, root, extra)
-            samples: Dict[str, List[Sample]] = {"plain": [], "flagged": []}
-            for _ in range(runs):
-                for mode, (token, root, extra) in setups.items():
-                    def run(token=token, root=root, extra=extra, number=number) -> int:
-                        r = h.script("check_issue_updates.py", "--repo", REPOSITORY, "--pr",
-                                     number, "--root", root, *extra, token=token)
-                        if h.report(r.json)["has_updates"]:
-                            raise BenchError("an idle pull-request poll found updates")
-                        return len(r.stdout)
-                    sample = h.measure(token, run)
-                    if set(sample.statuses) != {304}:
-                        raise BenchError(f"idle poll ({mode}): not all 304: {sample.statuses}")
-                    samples[mode].append(sample)
-            median = {m: sorted(v, key=lambda x: x.requests)[len(v) // 2]
-                      for m, v in samples.items()}
-            bound = 1 + max(1, math.ceil(n_runs / 100)) + max(1, math.ceil(n_statuses / 100))
-            if median["flagged"].requests != median["plain"].requests + bound:
-                raise BenchError(f"the idle poll with {flag} cost "
-                                 f"{median['flagged'].requests} requests, not "
-                                 f"{median['plain'].requests} + {bound}")
-            rows.append(ChecksRow(f"idle PR poll, {n_runs} check runs and {n_statuses} "
-                                  "statuses", median["plain"], median["flagged"]))
+            rows.append(_idle_checks(h, number, n_runs, n_statuses, (), runs,
+                                     f"idle PR poll, {n_runs} check runs and {n_statuses} "
+                                     "statuses"))
+            setups = {"flagged": rows[-1].setup}
+        n_runs, n_statuses = CHECKS_SHAPES[0]  # with the events: the pull request is the
+        events = new_pull(h, 20, 5, 10)  # head probe, so 2 more than the events alone
+        _ci_on_head(h, events, n_runs, n_statuses)
+        rows.append(_idle_checks(h, events, n_runs, n_statuses, ("--include-events",), runs,
+                                 f"idle PR poll with `--include-events`, {n_runs} check runs "
+                                 f"and {n_statuses} statuses (the pull request replaces the "
+                                 "ref probe)", extra_bound=-1))
         # a wait from a push to CI done, on the last pull request (its flagged round settled)
         token, root, _extra = setups["flagged"]
         n_runs, n_statuses = CHECKS_SHAPES[0]

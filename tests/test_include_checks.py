@@ -470,3 +470,56 @@ def test_the_inbox_confirms_mergeability_turning_false(pull, agent, tmp_path):
     assert stored["mergeable"] is False, stored
     again, conv = inbox_round()
     assert again["has_updates"] is False, conv
+
+
+# --------------------------------------------------------------------------- with the events
+
+
+EVENTS = "--include-events"
+
+
+def test_with_the_events_the_pull_request_is_the_one_head_probe(pull, agent):
+    """Section 23: with --include-events the pull request (CI's probe) replaces the ref probe:
+    an idle poll costs 2 more than the events alone (the two lists), all 304; a push is
+    reported once and CI starts over on the new head; dropping or adding the flag between
+    polls neither loses nor repeats a push."""
+    run(pull, "lint", "success")
+    settle_round(agent, EVENTS)
+    ok(agent.check(EVENTS))
+    assert set(agent.statuses()) == {304}
+    events_alone = len(pull.requests)
+    settle_round(agent, EVENTS, FLAG)
+    idle = ok(agent.check(EVENTS, FLAG))
+    assert idle["has_updates"] is False
+    assert set(agent.statuses()) == {304}, [(q.path, q.status) for q in pull.requests]
+    assert len(pull.requests) == events_alone + 2, [q.path for q in pull.requests]
+    assert not [q.path for q in pull.requests if "/git/ref" in q.path]
+
+    old = head(pull)
+    shas = pull.push(OWNER, NAME, PR, count=2, author="alice")
+    run(pull, "tests", "failure")  # on the new head
+    doc = ok(agent.check(EVENTS, FLAG))
+    assert [c["sha"] for c in doc["pushes"]["commits"]] == shas
+    assert doc["pushes"]["previous_head_sha"] == old and doc["pushes"]["head_sha"] == head(pull)
+    assert names(doc) == ["tests"] and doc["checks_summary"]["previous_head"] == old
+    assert agent.confirm(doc["snapshot_id"]).code == 0
+    computed = ok(agent.check(EVENTS, FLAG))  # GitHub computes mergeability after a push:
+    assert computed["has_updates"] is False and computed["pushes"] is None  # the pull
+    assert [q.path for q in pull.requests if q.status != 304] == [f"/repos/{OWNER}/{NAME}/pulls/{PR}"]
+    idle = ok(agent.check(EVENTS, FLAG))  # request's one 200, then all 304
+    assert idle["has_updates"] is False and idle["pushes"] is None
+    assert set(agent.statuses()) == {304}
+    assert len(pull.requests) == events_alone + 2
+
+    more = pull.push(OWNER, NAME, PR, count=1, author="alice")  # seen without CI's flag
+    doc = ok(agent.check(EVENTS))
+    assert [c["sha"] for c in doc["pushes"]["commits"]] == more
+    assert agent.confirm(doc["snapshot_id"]).code == 0
+    ok(agent.check(EVENTS))  # back on the ref probe: idle as the events alone
+    assert set(agent.statuses()) == {304} and len(pull.requests) == events_alone
+    last = pull.push(OWNER, NAME, PR, count=1, author="alice")  # and with it again
+    doc = ok(agent.check(EVENTS, FLAG))
+    assert [c["sha"] for c in doc["pushes"]["commits"]] == last
+    assert agent.confirm(doc["snapshot_id"]).code == 0
+    again = ok(agent.check(EVENTS, FLAG))
+    assert again["pushes"] is None and again["has_updates"] is False

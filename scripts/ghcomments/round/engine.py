@@ -96,10 +96,23 @@ class Round(Layout, TrackedTimes):
         self.moved_to: Optional[str] = None  # section 21: where a redirect said it went
         self.relocation: Optional[Dict[str, Any]] = None  # turn 6: where it is read now
         self.stored_recorded: Dict[str, Any] = {}  # the kinds' top-level fields start() found
+        self._subject: Any = None
         for stream in self.streams.values():
             if stream.flag is not None:  # a flagged kind reads only with its flag
                 stream.active = bool(getattr(options, stream.flag, False))
+        for stream in self.streams.values():  # each kind wired knowing which are active
             stream.wire(self)
+
+    @property
+    def subject(self) -> Any:
+        """The issue or pull request itself (streams/subject.py), read at most once per
+        read and shared by the kinds that need it."""
+        if self._subject is None:
+            from ..streams.subject import Subject
+
+            self._subject = Subject(self.client, self.owner, self.repo, self.number,
+                                    pull=self.label == "pull_request")
+        return self._subject
 
     def stream_args(self) -> Tuple[Any, ...]:
         return (self.client, self.owner, self.repo, self.number, self.max_pages,
@@ -209,6 +222,8 @@ class Round(Layout, TrackedTimes):
         hints = hints or {}
         batches: Dict[str, Batch] = {}
         self.client.first_date = None  # read_at: this read's first answer
+        if self._subject is not None:  # read afresh in each read (a wait's next poll)
+            self._subject.forget()
         news = False
         prev = previous or {}
         gone = next((w for k, s in self.streams.items() for w in [s.moved_to(self, prev.get(k))]

@@ -194,4 +194,5 @@ def head_hint(doc: Any) -> bool:
         return False
     repo, ref, etag = doc.get("repo"), doc.get("ref"), doc.get("etag")
     return ((repo is None or head_repo(repo)) and (ref is None or head_ref(ref))
-            and (etag is None or (isinstance(etag, str) and bool(etag))))
+            and (etag is None or (isinstance(etag, str) and bool(etag)))
+            and doc.get("via") in (None, "pull"))  # "pull": the ETag is the pull request's

@@ -107,27 +107,35 @@ def status_unit(raw: Any, what: str) -> Dict[str, Any]:
 class CheckLists(Stream):
     """The reads of the checks kind (no kind of its own: checks.py's `ChecksStream`)."""
 
-    def pull(self, etag: Optional[str]) -> Tuple[Optional[Dict[str, Any]], Any]:
-        """(head, the answer) of `GET /pulls/N`; head None on a 304. The head is
-        `{sha, mergeable, mergeable_state}`."""
+    subject: Any = None  # the round's pull request, read at most once per read
+
+    def wire(self, rnd: Any) -> None:
+        self.subject = rnd.subject
+
+    def pull(self, etag: Optional[str]
+             ) -> Tuple[Optional[Dict[str, Any]], Optional[str], Optional[str]]:
+        """(head or None on a 304, the answer's `Date`, its ETag) of `GET /pulls/N`: the
+        round's subject, so the head kind probing through it (with --include-events) sends
+        nothing more. The head is `{sha, mergeable, mergeable_state}`."""
+        subject = self.subject
+        if subject is None:  # a read by id outside a round
+            from .subject import Subject
+
+            subject = self.subject = Subject(self.client, self.owner, self.repo, self.number,
+                                             pull=True)
+        raw = subject.get(etag)
+        self.pages += 1 if subject.sent else 0
+        if raw is None:
+            return None, github_time(subject.date), None
         what = f"pull request {self.label}"
-        resp = self.client.request("GET", f"repos/{self.owner}/{self.repo}/pulls/{self.number}",
-                                   etag=etag, what=what)
-        self.pages += 1
-        if resp.status == 304:
-            return None, resp
-        raw = _obj(self.client.json_of(resp, what), what, "the answer")
         head = _obj(raw.get("head"), what, "head")
         mergeable = raw.get("mergeable")
         if mergeable is not None and not isinstance(mergeable, bool):
             raise ServerError(f"{what}: malformed response: mergeable is not a boolean")
         return {"sha": sha_of(head.get("sha"), what), "mergeable": mergeable,
                 "mergeable_state": check_text(raw.get("mergeable_state"), what,
-                                              "mergeable_state")}, resp
-
-    @staticmethod
-    def date_of(resp: Any) -> Optional[str]:
-        return github_time(resp.headers.get("date"))
+                                              "mergeable_state")}, github_time(subject.date), \
+            subject.etag
 
     def _path(self, which: str, sha: str) -> str:
         end = "check-runs" if which == RUNS else "status"

@@ -91,6 +91,8 @@ class ChecksStream(CheckLists):
     shown = ("checks",)
     by_id = ("check_run_id",)  # get_latest_comments.py --pr N --check-run-id ID
     active = False
+    reads_subject = True  # the pull request on every poll: with --include-events, the head
+    # kind's probe too (section 23)
     cleared = {SETTLED: None, "mergeable": None}
 
     def __init__(self, *args: Any, **kw: Any) -> None:
@@ -194,9 +196,8 @@ class ChecksStream(CheckLists):
         if hint is not None and not (self.valid_hint(hint) and self.hint_matches(hint,
                                                                                  previous)):
             hint = None
-        head, resp = self.pull(hint["pull"] if hint else None)
-        now = self.date_of(resp)
-        pull_etag = resp.headers.get("etag") or (hint or {}).get("pull")
+        head, now, etag = self.pull(hint["pull"] if hint else None)
+        pull_etag = etag or (hint or {}).get("pull")
         if head is None:  # 304: what the hint's read saw
             head = {"sha": hint["head_sha"], "mergeable": hint["mergeable_now"],  # type: ignore
                     "mergeable_state": hint["mergeable_state"]}  # type: ignore[index]
@@ -332,7 +333,7 @@ class ChecksStream(CheckLists):
                                 f"{PERMISSION[RUNS]} ({exc.message})", status=403)
         if not isinstance(notes, list):
             raise ServerError(f"annotations of {what}: malformed response: not a list")
-        head, _ = self.pull(None)
+        head, _d, _e = self.pull(None)
         output = raw.get("output") if isinstance(raw.get("output"), dict) else {}
         count = check_number(output.get("annotations_count"), what, "annotations_count")
         text = _Texts(max_body_chars)

@@ -25,57 +25,6 @@ PER_PAGE = 100
 ASC, DESC = "asc", "desc"
 
 
-class Subject:
-    """The issue or pull request itself (`GET /issues/N`, or `/pulls/N` for a PR round), read
-    at most once per command: the state an event cursor starts from, a PR's head."""
-
-    def __init__(self, client: Any, owner: str, repo: str, number: int, pull: bool) -> None:
-        self.client = client
-        self.path = f"repos/{owner}/{repo}/{'pulls' if pull else 'issues'}/{number}"
-        self.pull = pull
-        self.label = f"{owner}/{repo}#{number}"
-        self._raw: Optional[Dict[str, Any]] = None
-        self.date: Optional[str] = None
-        self.etag: Optional[str] = None
-
-    def forget(self) -> None:
-        """A new read of the round (a wait's next poll) reads it again if it needs it."""
-        self._raw, self.date, self.etag = None, None, None
-
-    def get(self, etag: Optional[str] = None) -> Optional[Dict[str, Any]]:
-        """The answer (read once per read of the round); with `etag` a conditional read,
-        None when it answered 304."""
-        if self._raw is None:
-            what = f"{'pull request' if self.pull else 'issue'} {self.label}"
-            resp = self.client.request("GET", self.path, etag=etag, what=what)
-            if resp.status == 304:
-                return None
-            raw = self.client.json_of(resp, what)
-            if not isinstance(raw, dict):
-                raise ServerError(f"{what}: malformed response: not an object")
-            for name in ("state", "title"):
-                if raw.get(name) is not None and not isinstance(raw.get(name), str):
-                    raise ServerError(f"{what}: malformed response: {name} is not a string")
-            self._raw, self.date = raw, resp.headers.get("date")
-            self.etag = resp.headers.get("etag")
-        return self._raw
-
-    def state(self) -> Dict[str, Any]:
-        raw = self.get() or {}
-        out: Dict[str, Any] = {"state": raw.get("state") if raw.get("state") in
-                               ("open", "closed") else None}
-        if self.pull:
-            out["merged"] = bool(raw.get("merged")) or raw.get("merged_at") is not None
-            out["draft"] = bool(raw.get("draft"))
-        for name in ("merged", "draft", "locked"):
-            value = raw.get(name)
-            if value is not None and not isinstance(value, bool):
-                raise ServerError(f"{self.label}: malformed response: {name} is not a boolean")
-        out["locked"] = bool(raw.get("locked"))
-        out["moved_to"] = None
-        return out
-
-
 def apply(state: Optional[Dict[str, Any]], kinds: List[str]) -> Dict[str, Any]:
     """`state` with the events of `kinds` applied, in order."""
     out = dict(state or {})

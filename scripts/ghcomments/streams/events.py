@@ -15,8 +15,9 @@ from ..base.errors import AuthError
 from ..base.plain import replace
 from ..store import records
 from ..text import events as ev
-from .event_list import EventList, Subject, apply
+from .event_list import EventList, apply
 from .stream import PAST, SAME, ZERO_CONVERSATION, Batch
+from .subject import Subject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -92,8 +93,7 @@ class EventsStream(EventList):
     def wire(self, rnd: Any) -> None:
         """The subject (read once per read, shared with the head), the author filters as a
         test on actors; with the flag, no read follows a redirect (a 301 is `moved_to`)."""
-        self.subject = Subject(rnd.client, rnd.owner, rnd.repo, rnd.number,
-                               pull=rnd.label == "pull_request")
+        self.subject = rnd.subject
         filt = rnd.options.filter
         if filt.active:
             self.event_reason = lambda raw: filt.event_reason(
@@ -103,9 +103,7 @@ class EventsStream(EventList):
             rnd.primary.zero_when_empty = True  # the events cursor needs a checkpoint
 
     def before_read(self, rnd: Any, previous: Any, batches: Dict[str, Batch]) -> None:
-        """The subject read afresh in each poll; the first ask's time."""
-        if self.subject is not None:
-            self.subject.forget()
+        """The first ask's time."""
         self.first_ask_since = rnd.tracked_since if previous is not None else None
         if (self.active and previous is not None and rnd.tracked_since_fallback
                 and (previous or {}).get(self.kind) is None):

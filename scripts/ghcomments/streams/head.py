@@ -11,6 +11,9 @@ reported with the newest --limit commits of the pull request. Never the PR's com
 what is new: GitHub sorts it by commit date and stops at 250, so a fast-forward of an
 older-dated commit sorts before the recorded head.
 
+When another kind reads the pull request on every poll (`reads_subject`: CI's checks), the head
+comes from that one answer instead (`via_subject`; the hint's `via: "pull"`): no ref probe.
+
 The cursor is `{sha, seen_at}` (`seen_at`: the `Date` of the read that saw the head); the hint
 `{sha, repo, ref, etag}` names the ref probed. A head repository that cannot be read (a deleted
 fork, no access) falls back to `GET /pulls/N`'s `head.sha`, with a warning.
@@ -152,8 +155,9 @@ class HeadStream(PushReader):
     _outdated: Optional[Tuple[Any, Optional[List[Dict[str, Any]]]]] = None
 
     def wire(self, rnd: Any) -> None:
-        events = rnd.streams.get(EventsStream.kind)
-        self.subject = getattr(events, "subject", None)  # read once per read, shared
+        self.subject = rnd.subject  # read once per read, shared
+        self.via_subject = any(s is not self and s.active and s.reads_subject
+                               for s in rnd.streams.values())
         filt = rnd.options.filter
         if filt.active:
             self.push_reason = filt.event_reason

@@ -179,6 +179,9 @@ class Stream:
     cleared: Dict[str, Any] = {}  # its other document fields, as an interrupted command has them
     recorded: Tuple[str, ...] = ()  # top-level checkpoint fields the kind records beside its
     # cursor, never compared: what a write keeps of them is `recorded_fields`'s answer
+    reads_subject = False  # when active, it reads the round's subject (`rnd.subject`: the
+    # issue or pull request itself) on every poll, so another kind may probe through that one
+    # answer instead of a request of its own (section 23: CI's pull request is the head probe)
 
     HOOKS = ("same", "key", "valid_cursor", "applied", "valid_hint", "hint_matches", "read",
              "present", "cursor_after")
