@@ -12,7 +12,7 @@ import datetime as dt
 
 import pytest
 
-from tests.support import OWNER, Agent, by_key, follow_args, inbox, latest
+from tests.support import OWNER, Agent, by_key, follow_args, inbox, latest, script_env
 
 NAME = "hello"
 PR = 12
@@ -260,3 +260,95 @@ def test_an_inbox_graphql_failure_is_said_by_each_round_that_asked(gh, tmp_path)
     # one query (sent three times: the retries of a 502) for both rounds' candidates
     both = sorted(gh.get_comment(i)["node_id"] for i in (made[5][0], made[9][0]))
     assert [sorted(a) for a in asked(gh)] == [both] * 3
+
+
+# --------------------------------------------------------------------------- the inbox's wait
+
+
+def confirm_inbox(gh, root, r):
+    c = latest(gh, root, "--followed", "--confirm-updates", "--snapshot-id",
+               r.json["snapshot_id"])
+    assert c.code == 0, c
+    return c
+
+
+def test_an_inbox_wait_asks_the_history_once_a_poll(gh, tmp_path):
+    """Each poll of an inbox wait reads every round up to its candidates, asks once for all of
+    them, then finishes each (turn 6: one query per command, the wait's polls included)."""
+    made, inline, keys = three_rounds(gh)
+    settle_inbox(gh, tmp_path, keys)
+    first = inbox(gh, tmp_path, "--followed", FLAG)  # the flag's first look: idle from then on
+    assert first.code == 0 and first.json["conversations"] == [], first.json
+    if first.json["snapshot_id"]:
+        confirm_inbox(gh, tmp_path, first)
+    handled = {i: gh.get_comment(i)["body"] for i in (made[5][0], made[PR][0])}
+    hits = []
+
+    def edit_at_the_second_poll(entry):  # before round 5's lists are read in poll 2
+        if entry.method != "GET":
+            return
+        if entry.path.endswith(f"/issues/{PR}/comments"):  # the last round of a poll
+            hits.append(entry.path)
+        elif entry.path.endswith("/issues/5/comments") and hits and not done:
+            done.append(True)
+            gh.clock = now() + dt.timedelta(minutes=10)
+            gh.edit_comment(made[5][0], "carol changed her mind")
+            gh.edit_comment(made[PR][0], "bob too")
+            gh.edit_review_comment(inline[1], "inline changed")
+
+    done = []
+    gh.on_request(edit_at_the_second_poll)
+    env = dict(script_env(gh), GH_MONITOR_TEST_TIME_SCALE="0.01")
+    try:
+        r = inbox(gh, tmp_path, "--followed", FLAG, "--wait", 600, "--poll-interval", 5,
+                  env=env)
+    finally:
+        gh.clear_hooks()
+    assert r.code == 0, r
+    assert r.json["polls"] == 2 and r.json["has_updates"] is True, r.json
+    rounds = by_key(r.json)
+    assert sorted(rounds) == [keys[0], keys[2]] and r.json["quiet"] == [keys[1]]
+    [five] = rounds[keys[0]]["edited_comments"]
+    [talk] = rounds[keys[2]]["edited_comments"]
+    [line] = rounds[keys[2]]["edited_review_comments"]
+    assert (five["id"], five["previous_body"]) == (made[5][0], handled[made[5][0]])
+    assert (talk["id"], talk["previous_body"]) == (made[PR][0], handled[made[PR][0]])
+    assert (line["id"], line["previous_body"]) == (inline[1], "note 1")
+    [ids_asked] = asked(gh)  # one query in the poll that found them (before: one a round)
+    assert sorted(ids_asked) == sorted(
+        [gh.get_comment(i)["node_id"] for i in (made[5][0], made[PR][0])]
+        + [gh.get_review_comment(inline[1])["node_id"]])
+    assert r.json["requests"] == len([q for q in gh.requests if q.path != "/rate_limit"])
+    confirm_inbox(gh, tmp_path, r)
+    again = inbox(gh, tmp_path, "--followed", FLAG)
+    assert again.code == 0 and again.json["conversations"] == [], again.json  # never twice
+
+
+def test_an_inbox_wait_stopped_before_the_shared_query_loses_no_edit(gh, tmp_path):
+    """The wait's end comes while its poll reads the rounds (a slow answer): the rounds read up
+    to the shared query are put back to their last reading — nothing is returned half-way,
+    no query is sent after the end — and the next check returns each edit once."""
+    made, _inline, keys = three_rounds(gh)
+    settle_inbox(gh, tmp_path, keys)
+    gh.clock = now() + dt.timedelta(minutes=10)
+    gh.edit_comment(made[5][0], "carol changed her mind")
+    gh.inject("GET", r"/issues/9/comments$", times=1, mode="delay", delay=2.5)  # past S
+    r = inbox(gh, tmp_path, "--followed", FLAG, "--wait", 1, "--poll-interval", 5)
+    assert r.code == 0, r
+    assert asked(gh) == []  # nothing asked after the end
+    assert r.json["has_updates"] is False, r.json
+    assert not [c for c in r.json["conversations"] if c.get("edited_comments")], r.json
+    assert keys[0] in r.json["more_in"], r.json  # read again next time
+    assert not [q for q in gh.requests if f"/pulls/{PR}" in q.path or f"/issues/{PR}/" in q.path]
+    if r.json["snapshot_id"]:
+        confirm_inbox(gh, tmp_path, r)
+    after = inbox(gh, tmp_path, "--followed", FLAG)
+    assert after.code == 0, after
+    rounds = by_key(after.json)
+    assert list(rounds) == [keys[0]], after.json
+    [item] = rounds[keys[0]]["edited_comments"]
+    assert item["id"] == made[5][0] and item["body"] == "carol changed her mind"
+    assert len(asked(gh)) == 1
+    confirm_inbox(gh, tmp_path, after)
+    again = inbox(gh, tmp_path, "--followed", FLAG)
+    assert again.code == 0 and again.json["conversations"] == [], again.json

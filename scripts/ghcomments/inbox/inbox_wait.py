@@ -2,7 +2,8 @@
 
 A poll reads every round in turn from the cursors and hints its last read left, exactly as a
 single wait repeats one round's read (wait.py): while nothing changes, each round's own
-conditional probes, all answered 304, no GraphQL. The wait ends after the poll in which any
+conditional probes, all answered 304, no GraphQL; with --include-edits, the edit history of
+every round's candidates is asked once a poll (section 19, turn 6). The wait ends after the poll in which any
 round would return something (every round of that poll is returned), or at S. Polls follow
 section 13's schedule with the interval max(P, the largest X-Poll-Interval any round saw). A
 poll starts only if the last one's duration still fits before S, and no request starts after S
@@ -20,32 +21,42 @@ from ..base.errors import BundleError
 from ..base.interrupt import Interrupted
 from ..net.throttle import PastDeadline
 from ..round.wait import _merge
-from .members import Member, Selection, read_member
+from .members import Member, Selection, finish_members, read_member
 
 
 def _poll(live: List[Member], limit: int, client: Any, wait: Any) -> Tuple[bool, float]:
-    """One pass over the rounds still read: (False when the deadline stopped it, the largest
-    X-Poll-Interval any round's answers carried)."""
+    """One pass over the rounds still read: each read up to its edit history, the history
+    asked once for all (turn 6), each finished; (False when the deadline stopped it, the
+    largest X-Poll-Interval any round's answers carried). Stopped by the deadline, a round
+    with an edit candidate or not read whole keeps its last reading; one read whole without a
+    candidate is finished."""
     last: Optional[BundleError] = None
     told = 0.0
-    for m in live:
-        if m.error is not None:
-            continue
-        cursors, before = m.cursors, m.reading
-        try:
-            last = read_member(m, limit, client, last, waiting=True)
-        except PastDeadline:
-            m.reading = before
-            return False, told
-        finally:
+    begun: List[Member] = []
+    whole = True
+    try:
+        for m in live:
+            if m.error is not None:
+                continue
+            last = read_member(m, limit, client, last, waiting=True, deferred=True)
             told = max(told, wait._told())
-        if m.error is not None:
-            continue
+            if m.error is None:
+                begun.append(m)
+        done = finish_members(begun, client)
+    except PastDeadline:
+        whole = False
+        for m in live:
+            if m not in begun:
+                m.step = None  # the round whose read the deadline stopped
+        done = finish_members(begun, client, ask=False)
+    finally:
+        told = max(told, wait._told())
+    for m in done:
         _merge(m.total_filtered, m.reading.filtered)
-        moved_cursors, moved_hints = m.rnd.position(cursors, m.reading)
-        m.advanced = moved_cursors != cursors
+        moved_cursors, moved_hints = m.rnd.position(m.cursors, m.reading)
+        m.advanced = moved_cursors != m.cursors
         m.cursors, m.poll_hints = moved_cursors, moved_hints
-    return True, told
+    return whole, told
 
 
 def wait_over(live: List[Member], wait: Any, limit: int, sel: Selection) -> Dict[str, Any]:

@@ -238,17 +238,27 @@ def read_member(m: Member, limit: int, client: Any, last: Optional[BundleError],
         m.requests += client.requests - before
 
 
-def finish_members(members: List[Member], client: Any) -> None:
+def finish_members(members: List[Member], client: Any, ask: bool = True) -> List[Member]:
     """The rounds `read_member(deferred=True)` read, finished: the edit history of every
     round's candidates in one GraphQL query per 100 (section 19, turn 6), its requests counted
-    in the first round that asked, then each round's reading."""
+    in the first round that asked, then each round's reading. Not `ask` (a wait's end came
+    first): the rounds without a candidate are finished, the others keep their last reading
+    (their news comes at the next read, none half-way). The rounds finished."""
     begun = [m for m in members if m.error is None and m.step is not None]
+    if not ask:
+        for m in begun:
+            if any(p.candidates for p in m.step.pending):
+                m.step = None
+        begun = [m for m in begun if m.step is not None]
     before = client.requests
-    nodes, warnings = ask_history(client, [m.step for m in begun])
-    first = next((m for m in begun if any(p.candidates for p in m.step.pending)), None)
-    if first is not None:
-        first.requests += client.requests - before
+    try:
+        nodes, warnings = ask_history(client, [m.step for m in begun])
+    finally:
+        first = next((m for m in begun if any(p.candidates for p in m.step.pending)), None)
+        if first is not None:
+            first.requests += client.requests - before
     for m in begun:
         step, m.step = m.step, None
         m.reading = m.rnd.read_finish(step, nodes, warnings, hook=False)
         m.filtered = dict(m.reading.filtered)
+    return begun
