@@ -3,13 +3,13 @@
 A poll reads every round in turn from the cursors and hints its last read left, exactly as a
 single wait repeats one round's read (wait.py): while nothing changes, each round's own
 conditional probes, all answered 304, no GraphQL; with --include-edits, the edit history of
-every round's candidates is asked once a poll (section 19, turn 6). The wait ends after the poll in which any
-round would return something (every round of that poll is returned), or at S. Polls follow
-section 13's schedule with the interval max(P, the largest X-Poll-Interval any round saw). A
-poll starts only if the last one's duration still fits before S, and no request starts after S
-(throttle.py's deadline; a round not read in that last poll keeps its previous reading).
-Requests go one at a time, at most 300 in any 60 s (throttle.py). A filtered-only change
-moves that round's cursor and hints, as in a single wait.
+every round's candidates is asked once a poll (section 19, turn 6). The wait ends after the
+poll in which any round would return something (every round of that poll is returned), or at S.
+Polls follow section 13's schedule with the interval max(P, the largest X-Poll-Interval any
+round saw). A poll starts only if the last one's duration still fits before S, and no request
+starts after S (throttle.py's deadline; a round not read in that last poll keeps its previous
+reading). Requests go one at a time, at most 300 in any 60 s (throttle.py). A filtered-only
+change moves that round's cursor and hints, as in a single wait.
 """
 
 from __future__ import annotations
