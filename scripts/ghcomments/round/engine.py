@@ -19,16 +19,14 @@ too).
 
 from __future__ import annotations
 
-import os
-
 from ..base.errors import MovedError, UsageError
 from ..base.interrupt import Interrupted
 from ..store import edits
 from ..store.state import SCHEMA_VERSION, StateStore
 from ..streams.stream import Batch, Stream
 from ..text import normalize
-from ..text.normalize import now_iso
 from . import relocation
+from .document import Documenting
 from .filters import whoami
 from .hints import HintCache
 from .layout import Layout
@@ -65,11 +63,12 @@ def ask_history(client: Any, steps: List[ReadStep]) -> Tuple[Any, List[str]]:
     return since.ask_history(client, pending)
 
 
-class Round(Layout, TrackedTimes):
+class Round(Documenting, Layout, TrackedTimes):
     """One round over the kinds of news of an issue or a pull request: the engine. Subclasses
     give the layout only (layouts.py: its kinds, registered once; layout.py: how their
     cursors are spelled); each kind's own rules are its stream's hooks (streams/stream.py);
-    the times a snapshot and a checkpoint carry are tracking.py's."""
+    the times a snapshot and a checkpoint carry are tracking.py's; what a reading shows and
+    the document are document.py's."""
 
     label = "issue"
 
@@ -135,43 +134,12 @@ class Round(Layout, TrackedTimes):
     def pages(self) -> int:
         return sum(s.pages for s in self.streams.values())
 
-    def base_doc(self) -> Dict[str, Any]:
-        return {"repository": self.repository, self.label: self.number,
-                "retrieved_at": now_iso()}
-
     def resolve_me(self) -> None:
         """`--ignore-author @me`: the token's login (cached; one request the first time)."""
         if self.options.filter.wants_me:
             login = whoami(self.client, self.store.paths.folder, self.store.paths.root,
                            self.client.api_url, self.warnings.append)
             self.options.filter.resolve_me(login)
-
-    def note_hidden(self, shown: Dict[str, List[Dict[str, Any]]]) -> None:
-        hidden = sum(1 for items in shown.values() for c in items if c.get("hidden_characters"))
-        if hidden:
-            self.warnings.append(f"{hidden} item(s) contain invisible or control characters "
-                                 "(see hidden_characters; --reveal-hidden or --format summary "
-                                 "shows them as <U+XXXX>)")
-
-    def note_filtered(self, filtered: Dict[str, Dict[str, int]]) -> None:
-        """One warning per reason a count has: the author filters' left-outs, and events of
-        kinds the bundle never returns (`other_kind`: subscribed, referenced, project boards…),
-        which no filter chose."""
-        by_reason: Dict[str, int] = {}
-        for kind, counts in filtered.items():
-            if kind != "edited_no_change":
-                for reason, n in counts.items():
-                    by_reason[reason] = by_reason.get(reason, 0) + n
-        other = by_reason.pop("other_kind", 0)
-        total = sum(by_reason.values())
-        if total:
-            self.warnings.append(f"{total} item(s) left out by author filters (see "
-                                 "filtered_out); the recommended checkpoint moves past them")
-        if other:
-            self.warnings.append(f"{other} event(s) of kinds this bundle does not report "
-                                 "(subscribed, mentioned, referenced, project boards, ...) left "
-                                 "out (filtered_out.events.other_kind); the recommended "
-                                 "checkpoint moves past them")
 
     def same(self, a: Cursors, b: Cursors) -> bool:
         """Two positions are the same on every stream."""
@@ -303,43 +271,6 @@ class Round(Layout, TrackedTimes):
         for stream in self.streams.values():
             stream.on_items(self, reading)
 
-    def present(self, batches: Dict[str, Batch]) -> Reading:
-        """The reading that shows `batches` (each item normalised for output)."""
-        o = self.options
-        shown: Dict[str, List[Dict[str, Any]]] = {k: [] for k in self.shown_keys}
-        filtered: Dict[str, Dict[str, int]] = {}
-        for kind, batch in batches.items():
-            items, counts = self.streams[kind].present(batch, o.max_body_chars, o.reveal_hidden,
-                                                       o.include_system)
-            shown.update(items)
-            filtered.update(counts)
-            if batch.edited is not None:  # --include-edits (section 19)
-                stream = self.streams[kind]
-                shown[stream.edits_key] = batch.edited
-                left = dict(batch.edits_left)
-                no_change = left.pop("edited_no_change", 0)  # not an edit (turn 5)
-                filtered[stream.edits_filtered] = left
-                if no_change:
-                    n = filtered.setdefault("edited_no_change", {"count": 0})
-                    n["count"] += no_change
-        return Reading(batches, shown, {k: v for k, v in filtered.items() if v})
-
-    # -- --max-total (budget.py): the reading cut to fewer units -------------------------
-    def cut(self, previous: Cursors, reading: Reading, keep: Dict[str, int]) -> Reading:
-        """`reading` with only `keep[stream]` units of each stream (the oldest after the cursor;
-        the newest without one): the cursor passes nothing that was not returned."""
-        prev = previous or {}
-        batches = {}
-        for kind, batch in reading.batches.items():
-            stream = self.streams[kind]
-            n = keep.get(kind, len(batch.items))
-            e = keep.get(stream.edits_key, len(batch.edited or []))
-            batches[kind] = (batch if n >= len(batch.items) and e >= len(batch.edited or [])
-                             else stream.cut(batch, prev.get(kind), n, previous is None, e))
-        out = self.present(batches)
-        out.moved = reading.moved
-        return out
-
     def position(self, previous: Cursors, reading: Reading
                  ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
         """(cursors, poll hints) after `reading`: where the next read of a wait starts, and
@@ -348,39 +279,6 @@ class Round(Layout, TrackedTimes):
         cursors = {k: b.cursor if b.cursor is not None else prev.get(k)
                    for k, b in reading.batches.items()}
         return cursors, dict(reading.hints)
-
-    def document(self, previous: Cursors, reading: Reading,
-                 filtered: Dict[str, Dict[str, int]]) -> Dict[str, Any]:
-        self.note_hidden(reading.shown)
-        self.note_filtered(filtered)
-        self.notes()
-        batches = reading.batches
-        doc = self.base_doc()
-        doc["has_updates"] = reading.returned
-        flagged = tuple(k for s in self.streams.values() if s.flag is not None and s.active
-                        for k in s.shown)  # a flagged kind's lists, with its flag
-        for key in self.shown_keys + self.edit_keys + flagged:
-            if key in reading.shown:
-                doc[key] = reading.shown[key]
-                doc[key[:-1] + "_count"] = len(reading.shown[key])
-        doc["more_available"] = reading.more_available
-        doc.update(self.more_by_kind(reading))
-        for stream in self.streams.values():
-            doc.update(stream.fields(self, reading))
-        doc.update({
-            "truncated": any(b.truncated for b in batches.values()),
-            "latest_comment": batches[self.primary.kind].latest,
-            "previous_checkpoint": self.public(previous),
-            "recommended_checkpoint": self.public(reading.cursors),
-        })
-        if previous is None:
-            doc["older_not_returned"] = self.public_older(reading)
-        doc["filtered_out"] = self.public_filtered(filtered)
-        doc.update({"pages_scanned": self.pages, "requests": self.client.requests,
-                    "snapshot_id": os.urandom(16).hex(),
-                    "updates_file": self.store.paths.updates, "state_updated": False,
-                    "warnings": self.warnings})
-        return doc
 
     # -- the check (check_issue_updates.py), with or without --wait ---------------------------
     def check(self, limit: int, after_comment_id: Optional[int] = None,
