@@ -18,6 +18,7 @@ from ..base.errors import AuthError, ServerError
 from ..text.normalize import check_id, check_text, check_time
 from .pushes import github_time, sha_of
 from .stream import Stream
+from .subject import Subject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -119,8 +120,6 @@ class CheckLists(Stream):
         nothing more. The head is `{sha, mergeable, mergeable_state}`."""
         subject = self.subject
         if subject is None:  # a read by id outside a round
-            from .subject import Subject
-
             subject = self.subject = Subject(self.client, self.owner, self.repo, self.number,
                                              pull=True)
         raw = subject.get(etag)
@@ -128,7 +127,9 @@ class CheckLists(Stream):
         if raw is None:
             return None, github_time(subject.date), None
         what = f"pull request {self.label}"
-        head = _obj(raw.get("head"), what, "head")
+        head = Subject.head_of(raw)
+        if head is None:
+            raise ServerError(f"{what}: malformed response: head is not an object")
         mergeable = raw.get("mergeable")
         if mergeable is not None and not isinstance(mergeable, bool):
             raise ServerError(f"{what}: malformed response: mergeable is not a boolean")

@@ -21,13 +21,13 @@ fork, no access) falls back to `GET /pulls/N`'s `head.sha`, with a warning.
 
 from __future__ import annotations
 
-from ..base.errors import BundleError, ServerError
 from ..store import records
 from ..text import events as ev
-from ..text.normalize import check_text, parse_time
+from ..text.normalize import parse_time
 from .events import EventsStream
-from .pushes import PushReader, sha_of
+from .pushes import PushReader
 from .stream import PAST, SAME, Batch
+from .subject import Subject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is for annotations: not imported at run time (section 20)
@@ -118,8 +118,8 @@ class HeadStream(PushReader):
             seen += getattr(stream, "heads_seen", None) or []
         subject = self.subject
         raw = getattr(subject, "_raw", None)
-        head = raw.get("head") if isinstance(raw, dict) else None
-        if isinstance(head, dict) and records.SHA_RE.fullmatch(str(head.get("sha") or "")):
+        head = Subject.head_of(raw)
+        if head is not None and records.SHA_RE.fullmatch(str(head.get("sha") or "")):
             from .pushes import github_time
 
             seen.append({"sha": head["sha"], "seen_at": github_time(subject.date)
@@ -189,24 +189,6 @@ class HeadStream(PushReader):
         if pushes and pushes[0].get("commits"):  # only when commits were pushed
             self._outdated = (reading, self.outdated())
 
-    def outdated(self) -> Optional[List[Dict[str, Any]]]:
-        """The unresolved review threads outdated now (one GraphQL query per 100 threads);
-        None when GraphQL cannot be read (a warning says why)."""
-        from .threads import outdated_threads
-
-        if not getattr(self.client.transport, "authenticated", True):
-            self.warnings.append("outdated_threads is null: GitHub's GraphQL API needs a token")
-            return None
-        try:
-            threads, limitations = outdated_threads(self.client, self.owner, self.repo,
-                                                    self.number)
-        except BundleError as err:
-            self.warnings.append(f"outdated_threads is null: the review threads could not be "
-                                 f"read ({err.code}: {err.message})")
-            return None
-        self.warnings.extend(limitations)
-        return threads
-
     def fields(self, rnd: Any, reading: Any) -> Dict[str, Any]:
         """`pushes` and `outdated_threads` with the flag."""
         if not self.active:
@@ -221,26 +203,6 @@ class HeadStream(PushReader):
         return cursor is not None and hint.get("sha") == cursor.get("sha")
 
     # -- the read ----------------------------------------------------------------------------
-    # -- where the head is -----------------------------------------------------------------
-    def _where(self) -> Tuple[Optional[str], Optional[str], str]:
-        """(head repository, ref, sha) from the pull request (read once per command)."""
-        raw = self.subject.get() or {}  # type: ignore[union-attr]
-        what = f"pull request {self.label}"
-        head = raw.get("head")
-        if not isinstance(head, dict):
-            raise ServerError(f"{what}: malformed response: no head")
-        sha = sha_of(head.get("sha"), what)
-        ref = check_text(head.get("ref"), what, "head.ref")
-        repo = head.get("repo")
-        full = check_text(repo.get("full_name"), what, "head.repo.full_name") \
-            if isinstance(repo, dict) else None
-        if full is not None and not records.head_repo(full):
-            raise ServerError(f"{what}: malformed response: head.repo.full_name is not a "
-                              "repository's name")
-        if ref is not None and not records.head_ref(ref):
-            raise ServerError(f"{what}: malformed response: head.ref is not a branch name")
-        return full, ref, sha
-
     def read(self, previous: Optional[Dict[str, Any]], hint: Optional[Dict[str, Any]],
              limit: int, *, sharpen: bool = True) -> Batch:
         if not self.active or self.skip:  # no flag, no access to events (a 403), or closed

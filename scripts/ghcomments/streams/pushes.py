@@ -57,8 +57,23 @@ class PushReader(Stream):
 
     # -- the head ----------------------------------------------------------------------------
     def _where(self) -> Tuple[Optional[str], Optional[str], str]:
-        """(head repository, ref, sha) from the pull request: head.py's."""
-        raise NotImplementedError
+        """(head repository, ref, sha) from the pull request (its one read of this read)."""
+        raw = self.subject.get() or {}  # type: ignore[union-attr]
+        what = f"pull request {self.label}"
+        head = Subject.head_of(raw)
+        if head is None:
+            raise ServerError(f"{what}: malformed response: no head")
+        sha = sha_of(head.get("sha"), what)
+        ref = check_text(head.get("ref"), what, "head.ref")
+        repo = head.get("repo")
+        full = check_text(repo.get("full_name"), what, "head.repo.full_name") \
+            if isinstance(repo, dict) else None
+        if full is not None and not records.head_repo(full):
+            raise ServerError(f"{what}: malformed response: head.repo.full_name is not a "
+                              "repository's name")
+        if ref is not None and not records.head_ref(ref):
+            raise ServerError(f"{what}: malformed response: head.ref is not a branch name")
+        return full, ref, sha
 
     def _ref(self, repo: str, ref: str, etag: Optional[str]) -> Tuple[Optional[str], Any]:
         """(sha, response) of the head ref; (None, response) on a 304."""
@@ -138,6 +153,24 @@ class PushReader(Stream):
         new_hint = {"sha": sha, "repo": repo, "ref": ref,
                     "etag": self.subject.etag or None, "via": VIA_PULL}  # type: ignore
         return sha, new_hint, github_time(self.subject.date), False  # type: ignore
+
+    def outdated(self) -> Optional[List[Dict[str, Any]]]:
+        """The unresolved review threads outdated now (one GraphQL query per 100 threads);
+        None when GraphQL cannot be read (a warning says why)."""
+        from .threads import outdated_threads
+
+        if not getattr(self.client.transport, "authenticated", True):
+            self.warnings.append("outdated_threads is null: GitHub's GraphQL API needs a token")
+            return None
+        try:
+            threads, limitations = outdated_threads(self.client, self.owner, self.repo,
+                                                    self.number)
+        except BundleError as err:
+            self.warnings.append(f"outdated_threads is null: the review threads could not be "
+                                 f"read ({err.code}: {err.message})")
+            return None
+        self.warnings.extend(limitations)
+        return threads
 
     def _note(self, text: str) -> None:
         """One warning per read for why the head comes from the pull request: the fallback's

@@ -54,6 +54,12 @@ class Subject:
             self.etag = resp.headers.get("etag")
         return self._raw
 
+    @staticmethod
+    def head_of(raw: Any) -> Optional[Dict[str, Any]]:
+        """A pull request's `head` object (its sha, ref and repository), None when absent."""
+        head = raw.get("head") if isinstance(raw, dict) else None
+        return head if isinstance(head, dict) else None
+
     def state(self) -> Dict[str, Any]:
         raw = self.get() or {}
         out: Dict[str, Any] = {"state": raw.get("state") if raw.get("state") in
