@@ -461,12 +461,13 @@ class Scanner:
     def _sharpen_probe(self, cursor: int, enough: int, polled: bool) -> None:
         """Leave a probe with which the next poll takes 100 new comments in two requests.
         A poll spends a request on it only when its first one found everything, or when it
-        found nothing new (a deletion moved the list: without a sound probe now, the next
-        poll would pay that request instead, and the second check after a deletion is all
-        304 — section 22)."""
+        found nothing new and ends on a full window, no sound probe (a deletion moved the
+        list: the next poll would pay that request instead, and the second check after a
+        deletion is all 304 — section 22)."""
         front = self.front
         if (front is None or not front.items or front.has_next
-                or (polled and self.cl.reads != 1 and self._count_after(cursor) > 0)
+                or (polled and self.cl.reads != 1
+                    and (self._count_after(cursor) > 0 or not front.full))
                 or self._count_after(cursor) > enough):
             return
         if not front.full and reach_after(front.window, front.last_offset) >= PER_PAGE_MAX:
