@@ -146,3 +146,15 @@ def test_a_head_that_cannot_be_read_is_said_once(pr, tmp_path, gone):
     if gone == "fork":
         assert "deleted fork" in about_head[0]
     assert r.stderr.count("the head ") <= 1, r.stderr
+
+
+def test_a_date_far_from_this_machines_clock_is_said_once(pr, tmp_path):
+    """GitHub's `Date` years ahead (a server's clock, or this machine's): read_at is not
+    recorded, said once — not once for each kind the round reads."""
+    pr.clock = "2031-05-01T10:00:00Z"
+    pr.date_follows_clock = True
+    agent = Agent(pr, tmp_path, "--pr", PR)
+    r = agent.check(FLAG, "--include-checks")
+    assert r.code == 0, r
+    said = [w for w in r.json["warnings"] if "more than a day from this machine's clock" in w]
+    assert len(said) == 1, r.json["warnings"]

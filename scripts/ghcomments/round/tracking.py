@@ -81,8 +81,10 @@ class TrackedTimes:
         if when is None:
             return
         if abs((when - _dt.datetime.now(_dt.timezone.utc)).total_seconds()) > 86400:
-            self.warnings.append(f"GitHub's Date ({header}) is more than a day from this "
-                                 "machine's clock: read_at is not recorded")
+            said = (f"GitHub's Date ({header}) is more than a day from this machine's clock: "
+                    "read_at is not recorded")
+            if not any(w.endswith(": read_at is not recorded") for w in self.warnings):
+                self.warnings.append(said)  # each kind's read asks again: said once
             return
         self.read_at = edits.format_time(when)
 
