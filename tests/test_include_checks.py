@@ -523,3 +523,37 @@ def test_with_the_events_the_pull_request_is_the_one_head_probe(pull, agent):
     assert agent.confirm(doc["snapshot_id"]).code == 0
     again = ok(agent.check(EVENTS, FLAG))
     assert again["pushes"] is None and again["has_updates"] is False
+
+
+def test_with_the_events_the_inbox_probes_the_pull_request_once_too(pull, tmp_path):
+    """Through the inbox: the same saving (events alone + 2 on an idle poll, all 304), and a
+    push is returned once."""
+    run(pull, "lint", "success")
+    key = f"{OWNER}/{NAME}/pull/{PR}"
+
+    def check(*args):
+        r = inbox(pull, tmp_path, *args)
+        assert r.code == 0, r
+        sent = [(q.path, q.status) for q in pull.requests]
+        if r.json["snapshot_id"]:
+            c = latest(pull, tmp_path, "--followed", "--confirm-updates", "--snapshot-id",
+                       r.json["snapshot_id"])
+            assert c.code == 0, c
+        return r, sent
+
+    check("--follow", key, EVENTS)
+    for _ in range(3):
+        check("--followed", EVENTS)
+    _r, alone = check("--followed", EVENTS)
+    for _ in range(3):
+        check("--followed", EVENTS, FLAG)
+    _r, both = check("--followed", EVENTS, FLAG)
+    assert {s for _p, s in alone + both} == {304}, both
+    assert len(both) == len(alone) + 2, (alone, both)
+    assert not [p for p, _s in both if "/git/ref" in p]
+    shas = pull.push(OWNER, NAME, PR, count=1, author="alice")
+    r, _sent = check("--followed", EVENTS, FLAG)
+    [doc] = r.json["conversations"]
+    assert [c["sha"] for c in doc["pushes"]["commits"]] == shas
+    r, _sent = check("--followed", EVENTS, FLAG)
+    assert all(not c.get("pushes") for c in r.json["conversations"]), r.json
