@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Optional
+from urllib.parse import parse_qs, urlsplit
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
@@ -159,3 +160,18 @@ class Agent:
 
     def statuses(self):
         return [q.status for q in self.fake.requests]
+
+
+def links(response) -> Dict[str, str]:
+    """A `requests` response's `Link` header as {rel: url} (the fake's tests)."""
+    out = {}
+    for part in response.headers.get("Link", "").split(", "):
+        if part:
+            url, rel = part.split("; ")
+            out[rel[len('rel="'):-1]] = url[1:-1]
+    return out
+
+
+def query_of(url: str) -> Dict[str, str]:
+    """A URL's query as {name: first value}."""
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}

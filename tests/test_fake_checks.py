@@ -5,10 +5,10 @@ ETag and 304 per page, the 403 of a token without Checks or Commit statuses read
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
-
 import pytest
 import requests
+
+from tests.support import links, query_of
 
 githubkit_compat = pytest.importorskip(
     "githubkit.compat", reason="githubkit (requirements-dev.txt) is needed"
@@ -65,19 +65,6 @@ def repo(fake):
     fake.add_repo(O, R)
     fake.add_pull(O, R, 7, title="Fix", user="alice")
     return fake
-
-
-def links(response) -> dict:
-    out = {}
-    for part in response.headers.get("Link", "").split(", "):
-        if part:
-            url, rel = part.split("; ")
-            out[rel[len('rel="'):-1]] = url[1:-1]
-    return out
-
-
-def query_of(url: str) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
 def runs_path(ref: str) -> str:

@@ -4,10 +4,11 @@ through real HTTP (requests): shapes, both orders, paging, ETags, effects, trans
 from __future__ import annotations
 
 import datetime as dt
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+
+from tests.support import links, query_of
 
 TOKEN = "events-token"
 O, R = "octo", "hello"
@@ -40,19 +41,6 @@ def repo(fake):
     fake.add_issue(O, R, 5, title="Bug")
     fake.add_pull(O, R, 7, title="Fix", user="alice")
     return fake
-
-
-def links(response) -> dict:
-    out = {}
-    for part in response.headers.get("Link", "").split(", "):
-        if part:
-            url, rel = part.split("; ")
-            out[rel[len('rel="'):-1]] = url[1:-1]
-    return out
-
-
-def page_of(url: str) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
 def all_events(api, number, per_page=100):
@@ -135,7 +123,7 @@ def test_events_list_order_paging_link_and_etags(api, repo):
     assert list(rels) == ["next", "last"]
     repo_id = api(f"/repos/{O}/{R}").json()["id"]
     assert f"/repositories/{repo_id}/issues/5/events?" in rels["next"]
-    assert page_of(rels["last"]) == {"page": "3", "per_page": "3"}
+    assert query_of(rels["last"]) == {"page": "3", "per_page": "3"}
     # default page size 30, clamp 100
     assert len(api(f"/repos/{O}/{R}/issues/5/events").json()) == 7
     fake.events_order = "descending"
@@ -431,7 +419,7 @@ def test_compare_pages_its_commits_when_asked(api, repo, fake):
         url = links(r).get("next")
     assert got == shas
     r = api(path + "?per_page=100")
-    assert page_of(links(r)["last"]) == {"page": "3", "per_page": "100"}
+    assert query_of(links(r)["last"]) == {"page": "3", "per_page": "100"}
 
 
 def test_pull_commits_are_date_sorted_and_capped_at_250(api, repo, fake):
