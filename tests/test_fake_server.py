@@ -10,10 +10,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+
+from tests.support import links, query_of
 
 TOKEN = "test-token"
 O, R = "octo", "hello"
@@ -46,19 +47,6 @@ def issue(fake):
     return repo
 
 
-def links(response) -> dict:
-    out = {}
-    for part in response.headers.get("Link", "").split(", "):
-        if part:
-            url, rel = part.split("; ")
-            out[rel[len('rel="') : -1]] = url[1:-1]
-    return out
-
-
-def page_of(url: str) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
-
-
 # --------------------------------------------------------------------------- REST pagination
 
 
@@ -89,14 +77,14 @@ def test_default_page_size_is_30_and_links_omit_per_page_when_not_sent(
     fake.add_comments(O, R, 5, 31)
     r = api("GET", f"/repos/{O}/{R}/issues/5/comments")
     assert len(r.json()) == 30
-    assert page_of(links(r)["next"]) == {"page": "2"}
+    assert query_of(links(r)["next"]) == {"page": "2"}
 
 
 def test_per_page_over_100_is_clamped_and_echoed_as_sent(fake, api, issue):
     fake.add_comments(O, R, 5, 150)
     r = api("GET", f"/repos/{O}/{R}/issues/5/comments", params={"per_page": 500})
     assert len(r.json()) == 100
-    assert page_of(links(r)["last"]) == {"page": "2", "per_page": "500"}
+    assert query_of(links(r)["last"]) == {"page": "2", "per_page": "500"}
 
 
 def test_page_past_the_end_is_empty_and_prev_points_at_the_last_page(fake, api, issue):
@@ -107,8 +95,8 @@ def test_page_past_the_end_is_empty_and_prev_points_at_the_last_page(fake, api, 
     assert r.status_code == 200 and r.json() == []
     rels = links(r)
     assert list(rels) == ["prev", "last", "first"]
-    assert page_of(rels["prev"])["page"] == page_of(rels["last"])["page"] == "3"
-    assert page_of(rels["first"])["page"] == "1"
+    assert query_of(rels["prev"])["page"] == query_of(rels["last"])["page"] == "3"
+    assert query_of(rels["first"])["page"] == "1"
 
 
 def test_a_single_page_has_no_link_header(fake, api, issue):
@@ -130,7 +118,7 @@ def test_since_keeps_comments_updated_at_or_after_it_and_stays_in_links(
         "GET", f"/repos/{O}/{R}/issues/5/comments", params={"since": at, "per_page": 2}
     )
     assert [c["id"] for c in r.json()] == ids[6:8]
-    assert page_of(links(r)["next"]) == {"page": "2", "per_page": "2", "since": at}
+    assert query_of(links(r)["next"]) == {"page": "2", "per_page": "2", "since": at}
     fake.advance(3600)
     fake.edit_comment(ids[0], "edited later")
     r = api(
@@ -1304,7 +1292,7 @@ def test_review_comments_of_a_review_paginate_with_link_etag_and_304(fake, api, 
     repo_id = api("GET", f"/repos/{O}/{R}").json()["id"]
     default = api("GET", path)
     assert len(default.json()) == 30
-    assert page_of(links(default)["next"]) == {"page": "2"}
+    assert query_of(links(default)["next"]) == {"page": "2"}
     first = api("GET", path, params={"per_page": 100})
     base = f"{fake.url}/repositories/{repo_id}/pulls/7/reviews/{rid}/comments"
     assert first.headers["Link"] == (
