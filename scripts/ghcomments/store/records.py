@@ -119,7 +119,8 @@ def review_hint(doc: Any) -> bool:
 #   head cursor    {"sha": str, "seen_at": time | null}
 #   event hint     {"event_id": int, "order": "asc"|"desc", "page": 1.., "per_page": 1..100,
 #                   "etag": str}
-#   head hint      {"sha": str, "repo": "owner/name" | null, "ref": str | null, "etag": str|null}
+#   head hint      {"sha": str, "repo": "owner/name" | null, "ref": str | null, "etag": str|null,
+#                   "via": "pull" (optional: the ETag is the pull request's, section 23)}
 
 SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 object names
 
